@@ -1,0 +1,125 @@
+package protocol
+
+// Header is a record header. A nil Value is a null header value.
+type Header struct {
+	Key   string
+	Value []byte
+}
+
+// Record is one decoded record of a record batch v2. A nil Key or Value is
+// null on the wire (length -1).
+type Record struct {
+	Attributes     int8
+	TimestampDelta int64
+	OffsetDelta    int32
+	Key            []byte
+	Value          []byte
+	Headers        []Header
+}
+
+// RecordBodySize is the size of a record without its varint length prefix.
+func RecordBodySize(offsetDelta int32, timestampDelta int64, key, value []byte, headers []Header) int {
+	n := 1 + VarlongLen(timestampDelta) + VarintLen(offsetDelta) // attributes, deltas
+	n += nullableVarBytesLen(key) + nullableVarBytesLen(value)
+	n += VarintLen(int32(len(headers)))
+	for _, h := range headers {
+		n += VarintLen(int32(len(h.Key))) + len(h.Key) + nullableVarBytesLen(h.Value)
+	}
+	return n
+}
+
+// RecordSize is the full encoded size of a record, length prefix included.
+func RecordSize(offsetDelta int32, timestampDelta int64, key, value []byte, headers []Header) int {
+	body := RecordBodySize(offsetDelta, timestampDelta, key, value, headers)
+	return VarintLen(int32(body)) + body
+}
+
+// AppendRecord appends one length-prefixed record (attributes 0) to b. It
+// is the hot path of the producer: it encodes in place with no allocation
+// beyond growing b.
+func AppendRecord(b []byte, offsetDelta int32, timestampDelta int64, key, value []byte, headers []Header) []byte {
+	b = AppendVarint(b, int32(RecordBodySize(offsetDelta, timestampDelta, key, value, headers)))
+	b = append(b, 0) // record attributes: unused
+	b = AppendVarlong(b, timestampDelta)
+	b = AppendVarint(b, offsetDelta)
+	b = appendNullableVarBytes(b, key)
+	b = appendNullableVarBytes(b, value)
+	b = AppendVarint(b, int32(len(headers)))
+	for _, h := range headers {
+		b = AppendVarint(b, int32(len(h.Key)))
+		b = append(b, h.Key...)
+		b = appendNullableVarBytes(b, h.Value)
+	}
+	return b
+}
+
+// Encode appends the record, length-prefixed, to w, keeping its attributes.
+func (rec *Record) Encode(w *Writer) {
+	start := len(w.buf)
+	w.buf = AppendRecord(w.buf, rec.OffsetDelta, rec.TimestampDelta, rec.Key, rec.Value, rec.Headers)
+	// AppendRecord writes attributes 0; patch them after the length prefix.
+	body := RecordBodySize(rec.OffsetDelta, rec.TimestampDelta, rec.Key, rec.Value, rec.Headers)
+	w.buf[start+VarintLen(int32(body))] = byte(rec.Attributes)
+}
+
+// Decode reads one length-prefixed record from r. Key, Value and header
+// values alias r's input.
+func (rec *Record) Decode(r *Reader) error {
+	size := int(r.Varint())
+	if r.Err() == nil && (size < 0 || size > r.Remaining()) {
+		r.failf("record length %d with %d bytes left", size, r.Remaining())
+	}
+	body := NewReader(r.Raw(size))
+	rec.Attributes = body.Int8()
+	rec.TimestampDelta = body.Varlong()
+	rec.OffsetDelta = body.Varint()
+	rec.Key = body.varBytes()
+	rec.Value = body.varBytes()
+	n := int(body.Varint())
+	if body.Err() == nil && (n < 0 || n > body.Remaining()/2) {
+		body.failf("header count %d with %d bytes left", n, body.Remaining())
+	}
+	rec.Headers = nil
+	if n > 0 && body.Err() == nil {
+		rec.Headers = make([]Header, n)
+	}
+	for i := 0; i < n && body.Err() == nil; i++ {
+		rec.Headers[i].Key = string(body.varBytes())
+		rec.Headers[i].Value = body.varBytes()
+	}
+	if body.Err() == nil && body.Remaining() != 0 {
+		body.failf("%d trailing bytes in record", body.Remaining())
+	}
+	if err := body.Err(); err != nil {
+		r.Fail(err)
+	}
+	return r.Err()
+}
+
+// varBytes reads varint-length-prefixed bytes; -1 is null.
+func (r *Reader) varBytes() []byte {
+	n := int(r.Varint())
+	if r.err != nil || n == -1 {
+		return nil
+	}
+	if n < -1 {
+		r.failf("negative length %d", n)
+		return nil
+	}
+	return r.take(n)
+}
+
+func nullableVarBytesLen(b []byte) int {
+	if b == nil {
+		return 1
+	}
+	return VarintLen(int32(len(b))) + len(b)
+}
+
+func appendNullableVarBytes(b, v []byte) []byte {
+	if v == nil {
+		return AppendVarint(b, -1)
+	}
+	b = AppendVarint(b, int32(len(v)))
+	return append(b, v...)
+}
