@@ -99,7 +99,8 @@ func (c *Compressor) Compress(codec Codec, dst, src []byte) ([]byte, error) {
 		return dst[:start+len(enc)], nil
 	case CodecZstd:
 		if c.zs == nil {
-			enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+			enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1),
+				zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithZeroFrames(true))
 			if err != nil {
 				return dst, fmt.Errorf("zstd: %w", err)
 			}
@@ -153,17 +154,22 @@ func grow(b []byte, n int) []byte {
 }
 
 // xerialMagic starts a snappy stream in the xerial (snappy-java) framing.
-var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
+const xerialMagic = "\x82SNAPPY\x00"
 
 // Decompress returns the decompressed form of src, failing with
 // ErrDecompressedTooLarge rather than producing more than maxSize bytes.
-// Snappy input may be a raw block or xerial-framed.
+// Snappy input may be a raw block or xerial-framed. CodecNone returns src
+// itself, whatever its size. Memory use is bounded by the output actually
+// produced (at most about maxSize) plus, for lz4 and zstd, the block or
+// window buffer the stream's header asks for (at most 4 MiB for lz4; see
+// zstdMaxWindow).
 func Decompress(codec Codec, src []byte, maxSize int) ([]byte, error) {
+	maxSize = max(maxSize, 0)
 	switch codec {
 	case CodecNone:
 		return src, nil
 	case CodecSnappy:
-		if bytes.HasPrefix(src, xerialMagic) {
+		if bytes.HasPrefix(src, []byte(xerialMagic)) {
 			return decodeXerial(src, maxSize)
 		}
 		return decodeSnappyBlock(nil, src, maxSize)
@@ -172,26 +178,29 @@ func Decompress(codec Codec, src []byte, maxSize int) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("gzip: %w", err)
 		}
-		return readLimited(zr, maxSize)
+		return readStream("gzip", zr, maxSize)
 	case CodecLz4:
-		return readLimited(lz4.NewReader(bytes.NewReader(src)), maxSize)
+		return readStream("lz4", lz4.NewReader(bytes.NewReader(src)), maxSize)
 	case CodecZstd:
-		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(maxSize)+1))
-		if err != nil {
-			return nil, fmt.Errorf("zstd: %w", err)
-		}
-		defer dec.Close()
-		out, err := dec.DecodeAll(src, nil)
-		if err != nil {
-			return nil, fmt.Errorf("zstd: %w", err)
-		}
-		if len(out) > maxSize {
-			return nil, ErrDecompressedTooLarge
-		}
-		return out, nil
+		return decodeZstd(src, maxSize)
 	}
 	return nil, fmt.Errorf("%w %d", ErrUnknownCodec, codec)
 }
+
+// snappyMaxRatio bounds how much a snappy block can expand: its densest
+// element is a 3-byte copy of 64 bytes. A block claiming more than this is
+// corrupt, so its claim is refused before anything is allocated.
+const snappyMaxRatio = 22
+
+// Zstd window limits. A frame's window is the history its decoder keeps, so
+// it is allocated whatever the frame's size; frames whose header asks for
+// more than zstdMaxWindow are refused (zstd recommends decoders accept 8 MiB;
+// Kafka's Java client accepts up to 128 MiB, as does kproduce when the
+// caller's size limit is at least that large).
+const (
+	zstdMinWindowLimit = 8 << 20
+	zstdMaxWindow      = 128 << 20
+)
 
 func decodeSnappyBlock(dst, src []byte, maxSize int) ([]byte, error) {
 	n, err := s2.DecodedLen(src)
@@ -199,7 +208,10 @@ func decodeSnappyBlock(dst, src []byte, maxSize int) ([]byte, error) {
 		return nil, fmt.Errorf("snappy: %w", err)
 	}
 	if n > maxSize-len(dst) {
-		return nil, ErrDecompressedTooLarge
+		return nil, fmt.Errorf("snappy: %w (%d bytes, limit %d)", ErrDecompressedTooLarge, len(dst)+n, maxSize)
+	}
+	if n/snappyMaxRatio > len(src) {
+		return nil, fmt.Errorf("snappy: a %d-byte block cannot decode to the %d bytes it claims", len(src), n)
 	}
 	start := len(dst)
 	dst = grow(dst, n)
@@ -210,39 +222,91 @@ func decodeSnappyBlock(dst, src []byte, maxSize int) ([]byte, error) {
 }
 
 // decodeXerial decodes the xerial framing: magic, two int32 versions, then
-// chunks of a big-endian int32 length and a raw snappy block.
+// chunks of a big-endian int32 length and a raw snappy block. The chunk
+// headers are checked and their sizes summed first, so the output is
+// allocated once.
 func decodeXerial(src []byte, maxSize int) ([]byte, error) {
 	const headerLen = 16
 	if len(src) < headerLen {
 		return nil, fmt.Errorf("snappy: xerial header truncated")
 	}
-	src = src[headerLen:]
-	var out []byte
-	for len(src) > 0 {
-		if len(src) < 4 {
-			return nil, fmt.Errorf("snappy: xerial chunk length truncated")
-		}
-		n := binary.BigEndian.Uint32(src)
-		src = src[4:]
-		if uint64(n) > uint64(len(src)) {
-			return nil, fmt.Errorf("snappy: xerial chunk of %d bytes with %d left", n, len(src))
-		}
-		var err error
-		if out, err = decodeSnappyBlock(out, src[:n], maxSize); err != nil {
+	chunks := src[headerLen:]
+	total, err := xerialDecodedLen(chunks, maxSize)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, total)
+	for len(chunks) > 0 {
+		n := binary.BigEndian.Uint32(chunks)
+		if out, err = decodeSnappyBlock(out, chunks[4:4+n], maxSize); err != nil {
 			return nil, err
 		}
-		src = src[n:]
+		chunks = chunks[4+n:]
 	}
 	return out, nil
 }
 
+// xerialDecodedLen validates the chunk framing and returns the total size
+// the chunks claim to decode to, refusing claims above maxSize.
+func xerialDecodedLen(chunks []byte, maxSize int) (int, error) {
+	total := 0
+	for len(chunks) > 0 {
+		if len(chunks) < 4 {
+			return 0, fmt.Errorf("snappy: xerial chunk length truncated")
+		}
+		n := binary.BigEndian.Uint32(chunks)
+		chunks = chunks[4:]
+		if uint64(n) > uint64(len(chunks)) {
+			return 0, fmt.Errorf("snappy: xerial chunk of %d bytes with %d left", n, len(chunks))
+		}
+		l, err := s2.DecodedLen(chunks[:n])
+		if err != nil {
+			return 0, fmt.Errorf("snappy: %w", err)
+		}
+		if l > maxSize-total {
+			return 0, fmt.Errorf("snappy: %w (more than %d bytes, limit %d)", ErrDecompressedTooLarge, total+l, maxSize)
+		}
+		total += l
+		chunks = chunks[n:]
+	}
+	return total, nil
+}
+
+// decodeZstd decodes src as a stream, so that memory grows with the output
+// actually produced (plus one window) rather than with sizes claimed by frame
+// headers, and stops once more than maxSize bytes come out.
+func decodeZstd(src []byte, maxSize int) ([]byte, error) {
+	window := min(max(maxSize, zstdMinWindowLimit), zstdMaxWindow)
+	dec, err := zstd.NewReader(bytes.NewReader(src),
+		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxMemory(uint64(window)),
+		zstd.WithDecoderMaxWindow(uint64(window)))
+	if err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	defer dec.Close()
+	return readStream("zstd", dec, maxSize)
+}
+
+// readStream is readLimited with decoding errors named after the codec.
+func readStream(codec string, r io.Reader, maxSize int) ([]byte, error) {
+	out, err := readLimited(r, maxSize)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", codec, err)
+	}
+	return out, nil
+}
+
+// readLimited reads r to the end, failing with ErrDecompressedTooLarge as
+// soon as it yields more than maxSize bytes.
 func readLimited(r io.Reader, maxSize int) ([]byte, error) {
 	out, err := io.ReadAll(io.LimitReader(r, int64(maxSize)+1))
 	if err != nil {
 		return nil, err
 	}
 	if len(out) > maxSize {
-		return nil, ErrDecompressedTooLarge
+		return nil, fmt.Errorf("%w (limit %d)", ErrDecompressedTooLarge, maxSize)
 	}
 	return out, nil
 }

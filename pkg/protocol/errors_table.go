@@ -87,10 +87,10 @@ var (
 	ErrStaleBrokerEpoch                       = &Error{Code: 77, Name: "STALE_BROKER_EPOCH", Retriable: false, InvalidMetadata: false, Description: ""}
 	ErrOffsetNotAvailable                     = &Error{Code: 78, Name: "OFFSET_NOT_AVAILABLE", Retriable: true, InvalidMetadata: false, Description: ""}
 	ErrMemberIdRequired                       = &Error{Code: 79, Name: "MEMBER_ID_REQUIRED", Retriable: false, InvalidMetadata: false, Description: ""}
-	ErrPreferredLeaderNotAvailable            = &Error{Code: 80, Name: "PREFERRED_LEADER_NOT_AVAILABLE", Retriable: true, InvalidMetadata: false, Description: ""}
+	ErrPreferredLeaderNotAvailable            = &Error{Code: 80, Name: "PREFERRED_LEADER_NOT_AVAILABLE", Retriable: true, InvalidMetadata: true, Description: ""}
 	ErrGroupMaxSizeReached                    = &Error{Code: 81, Name: "GROUP_MAX_SIZE_REACHED", Retriable: false, InvalidMetadata: false, Description: ""}
 	ErrFencedInstanceId                       = &Error{Code: 82, Name: "FENCED_INSTANCE_ID", Retriable: false, InvalidMetadata: false, Description: ""}
-	ErrEligibleLeadersNotAvailable            = &Error{Code: 83, Name: "ELIGIBLE_LEADERS_NOT_AVAILABLE", Retriable: true, InvalidMetadata: false, Description: ""}
+	ErrEligibleLeadersNotAvailable            = &Error{Code: 83, Name: "ELIGIBLE_LEADERS_NOT_AVAILABLE", Retriable: true, InvalidMetadata: true, Description: ""}
 	ErrElectionNotNeeded                      = &Error{Code: 84, Name: "ELECTION_NOT_NEEDED", Retriable: true, InvalidMetadata: false, Description: ""}
 	ErrNoReassignmentInProgress               = &Error{Code: 85, Name: "NO_REASSIGNMENT_IN_PROGRESS", Retriable: false, InvalidMetadata: false, Description: ""}
 	ErrGroupSubscribedToTopic                 = &Error{Code: 86, Name: "GROUP_SUBSCRIBED_TO_TOPIC", Retriable: false, InvalidMetadata: false, Description: ""}

@@ -51,11 +51,11 @@ func (h *ResponseHeader) Decode(r *Reader, headerVersion int16) error {
 // header, body) to w, which should be empty. Record batches in the body are
 // kept by reference (see Writer.Ref).
 func AppendRequestFrame(w *Writer, h *RequestHeader, body Request) {
-	start := w.Len()
+	start, at := w.Len(), len(w.buf)
 	w.Int32(0) // size, back-filled below
 	h.Encode(w, RequestHeaderVersion(h.APIKey, h.APIVersion))
 	body.Encode(w, h.APIVersion)
-	w.PutInt32At(start, int32(w.Len()-start-4))
+	w.PutInt32At(at, int32(w.Len()-start-4))
 }
 
 // DecodeRequest reads a request header and body from a frame payload (the

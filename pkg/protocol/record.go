@@ -84,7 +84,7 @@ func (rec *Record) Decode(r *Reader) error {
 		rec.Headers = make([]Header, n)
 	}
 	for i := 0; i < n && body.Err() == nil; i++ {
-		rec.Headers[i].Key = string(body.varBytes())
+		rec.Headers[i].Key = body.headerKey()
 		rec.Headers[i].Value = body.varBytes()
 	}
 	if body.Err() == nil && body.Remaining() != 0 {
@@ -107,6 +107,17 @@ func (r *Reader) varBytes() []byte {
 		return nil
 	}
 	return r.take(n)
+}
+
+// headerKey reads a header key: varint-length-prefixed and, as in Kafka,
+// never null.
+func (r *Reader) headerKey() string {
+	n := int(r.Varint())
+	if r.err == nil && n < 0 {
+		r.failf("header key length %d", n)
+		return ""
+	}
+	return string(r.take(n))
 }
 
 func nullableVarBytesLen(b []byte) int {

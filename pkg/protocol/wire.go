@@ -81,8 +81,10 @@ func (w *Writer) Ref(b []byte) {
 	w.n += len(b)
 }
 
-// PutInt32At overwrites the 4 bytes at offset at of the writer's own bytes
-// (not counting referenced slices before it). It is used to back-fill sizes.
+// PutInt32At overwrites the 4 bytes at offset at of the writer's own bytes.
+// Offsets of the writer's own bytes do not count referenced slices: take
+// them as len(w.buf) (inside this package) before writing. It is used to
+// back-fill sizes.
 func (w *Writer) PutInt32At(at int, v int32) {
 	binary.BigEndian.PutUint32(w.buf[at:], uint32(v))
 }

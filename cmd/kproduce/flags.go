@@ -1,0 +1,104 @@
+package main
+
+import (
+	"github.com/spf13/pflag"
+)
+
+// optionKind says how an option is given on the command line and how a
+// value from the environment or a config file is read.
+type optionKind int
+
+const (
+	kindString optionKind = iota // one value
+	kindBool                     // true or false
+	kindList                     // a list; a string is split at commas
+	kindArray                    // repeatable; a string is one element
+)
+
+// optionSpec describes one option: its flag and the config key and
+// environment variable of the same name.
+type optionSpec struct {
+	Name, Short, Default, Usage string
+	Kind                        optionKind
+	// NoConfig options cannot be set in a config file.
+	NoConfig bool
+}
+
+// optionSpecs lists every option in help order. In Usage, the back-quoted
+// word names the flag's argument in the help text.
+func optionSpecs() []optionSpec {
+	return []optionSpec{
+		{Name: "brokers", Short: "b", Default: "127.0.0.1:9092", Kind: kindList, Usage: "bootstrap brokers, comma-separated `host:port,...`"},
+		{Name: "topic", Short: "t", Usage: "`topic` to produce to (required unless every JSON record names one)"},
+		{Name: "partition", Short: "p", Default: "-1", Usage: "fixed `partition`; -1 lets the partitioner choose"},
+		{Name: "partitioner", Default: "murmur2", Usage: "partitioner `name`: murmur2 (Java's default: keyed murmur2, unkeyed sticky) | round-robin | random | crc32"},
+		{Name: "format", Short: "f", Default: "lines", Usage: "input `format`: lines | json | file"},
+		{Name: "delimiter", Short: "D", Default: `\n`, Usage: "record `delimiter` for lines and json (escapes \\n \\r \\t \\0 \\\\ \\xNN; several bytes allowed)"},
+		{Name: "key-delimiter", Short: "K", Usage: "split each line at the first `delimiter` into key and value (same escapes)"},
+		{Name: "key", Short: "k", Usage: "`key` for every record that has no key of its own"},
+		{Name: "header", Short: "H", Kind: kindArray, Usage: "`KEY=VALUE` header on every record (repeatable)"},
+		{Name: "null", Usage: "a key or value equal to `string` is sent as null (a tombstone when it is the value)"},
+		{Name: "skip-empty", Default: "false", Kind: kindBool, Usage: "skip empty records (by default an empty line is an empty value)"},
+		{Name: "max-record-bytes", Default: "1MiB", Usage: "an input record larger than `bytes` fails on its own"},
+		{Name: "count", Short: "c", Default: "0", Usage: "stop after `N` records (0: no limit)"},
+		{Name: "acks", Short: "a", Default: "all", Usage: "acknowledgements to wait for, `acks`: all | 1 | 0"},
+		{Name: "idempotence", Default: "true", Kind: kindBool, Usage: "idempotent producer (needs acks=all; off by default with acks 0 or 1)"},
+		{Name: "linger", Default: "5ms", Usage: "wait up to `duration` for more records before sending a batch"},
+		{Name: "batch-size", Default: "1MiB", Usage: "largest record batch in `bytes`"},
+		{Name: "buffer-memory", Default: "32MiB", Usage: "`bytes` of records waiting to be sent before input is paused"},
+		{Name: "max-request-size", Default: "1MiB", Usage: "largest produce request in `bytes`"},
+		{Name: "compression", Short: "z", Default: "none", Usage: "compression `codec`: none | gzip | snappy | lz4 | zstd"},
+		{Name: "max-in-flight", Default: "5", Usage: "unacknowledged requests per broker, at most `N` (at most 5 with idempotence)"},
+		{Name: "request-timeout", Default: "30s", Usage: "wait up to `duration` for a broker's answer"},
+		{Name: "delivery-timeout", Default: "2m", Usage: "give up on a record `duration` after it was read"},
+		{Name: "close-timeout", Default: "5s", Usage: "bound the flush after SIGINT or SIGTERM to `duration`"},
+		{Name: "retry-backoff", Default: "100ms", Usage: "wait `duration` before retrying a failed request"},
+		{Name: "metadata-max-age", Default: "5m", Usage: "refresh metadata at least every `duration`"},
+		{Name: "client-id", Default: "kproduce", Usage: "client `id` sent to the brokers"},
+		{Name: "property", Short: "X", Kind: kindArray, Usage: "Java producer property `KEY=VALUE` (bootstrap.servers, acks, linger.ms, ...), repeatable"},
+		{Name: "config", NoConfig: true, Usage: "kproduce YAML `file`, or a Java producer .properties file"},
+		{Name: "output", Short: "o", Default: "text", Usage: "delivery reports on stdout: text | json | none | a `template` (%t %p %o %d %k %v %s %n %e %%)"},
+		{Name: "log-level", Default: "warn", Usage: "`level` of the logs on stderr: trace | debug | info | warn | error | disabled"},
+	}
+}
+
+// addFlags defines every option's flag on fs.
+func addFlags(fs *pflag.FlagSet) {
+	for _, o := range optionSpecs() {
+		switch o.Kind {
+		case kindBool:
+			fs.BoolP(o.Name, o.Short, o.Default == "true", o.Usage)
+		case kindList:
+			fs.StringSliceP(o.Name, o.Short, splitList(o.Default), o.Usage)
+		case kindArray:
+			fs.StringArrayP(o.Name, o.Short, nil, o.Usage)
+		default:
+			fs.StringP(o.Name, o.Short, o.Default, o.Usage)
+		}
+	}
+	fs.SortFlags = false
+}
+
+// lookupSpec returns the spec of the option with the given long name.
+func lookupSpec(name string) (optionSpec, bool) {
+	for _, o := range optionSpecs() {
+		if o.Name == name {
+			return o, true
+		}
+	}
+	return optionSpec{}, false
+}
+
+// usageExamples is the Examples section of the help text.
+const usageExamples = `  # lines from stdin; each line is a record, key and value split at a tab
+  printf 'user1\tlogin\nuser2\tlogout\n' | kproduce -t events -K '\t'
+
+  # copy a topic: kcat's JSON envelopes (-J) name topic, partition, key,
+  # value, headers and timestamp
+  kcat -C -b src:9092 -t events -J -e | kproduce -b dst:9092 -f json
+
+  # each file is one record, byte for byte; print partition and offset
+  kproduce -t blobs -f file -k img a.png b.png -o '%s -> %p@%o\n'
+
+  # Java producer properties: a file, or one at a time
+  kproduce -t events --config producer.properties -X linger.ms=20 < data.txt`

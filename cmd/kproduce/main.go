@@ -1,0 +1,24 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	// A closed stdout must surface as EPIPE from Write, not kill the
+	// process, so the run can stop reading and report it.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		cancel() // the first signal: stop reading, flush within --close-timeout
+		<-sigs
+		os.Exit(exitInterrupted) // the second: at once
+	}()
+	os.Exit(execute(ctx, os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+}

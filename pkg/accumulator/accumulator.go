@@ -1,0 +1,159 @@
+package accumulator
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+	"time"
+)
+
+// maxFreePositions bounds the recycled position slices kept for new batches.
+const maxFreePositions = 256
+
+// Accumulator queues records into per-partition batches (Kafka's
+// RecordAccumulator). Appenders and the sender goroutine share it; one
+// mutex guards the deques and the batches in them.
+type Accumulator struct {
+	cfg    Config        // immutable
+	cb     Callback      // immutable
+	limit  int           // immutable: the size at which a batch is full, min(BatchSize, BufferMemory)
+	pool   *bufferPool   // has its own lock; taken after mu, never before
+	wakeup chan struct{} // capacity 1; non-blocking sends
+
+	// waitHook, when set before any Append, is called whenever an appender
+	// starts waiting for buffer memory. Tests use it to know a goroutine is
+	// blocked without sleeping.
+	waitHook func()
+
+	mu          sync.Mutex
+	deques      map[TopicPartition]*deque   // guarded by mu; never removed
+	order       []*deque                    // guarded by mu: every deque, by topic then partition
+	closed      bool                        // guarded by mu
+	flushes     int                         // guarded by mu: flushes in progress
+	flushTarget uint64                      // guarded by mu: the next batch id when the latest flush began
+	flushDone   chan struct{}               // guarded by mu: closed (and cleared) when a batch completes while a flush waits
+	nextID      uint64                      // guarded by mu: the next batch's id
+	incomplete  map[*Batch]struct{}         // guarded by mu: batches not yet done
+	muted       map[TopicPartition]struct{} // guarded by mu: partitions Ready and Drain skip
+	drainIndex  map[int32]int               // guarded by mu: per node, where the next Drain starts
+	drainParts  map[int32][]*deque          // guarded by mu: Drain's scratch
+	freePos     [][]Position                // guarded by mu: recycled position slices
+	nextExpiry  time.Time                   // guarded by mu: earliest delivery deadline seen by ExpiredBatches
+}
+
+// New returns an accumulator that reports every record's outcome to cb
+// (which may be nil). Zero BatchSize, BufferMemory, DeliveryTimeout and
+// RetryBackoffMax take their defaults; zero Linger and RetryBackoff are
+// taken as given.
+func New(cfg Config, cb Callback) *Accumulator {
+	cfg = cfg.withDefaults()
+	a := &Accumulator{
+		cfg:        cfg,
+		cb:         cb,
+		limit:      int(min(int64(cfg.BatchSize), cfg.BufferMemory)),
+		wakeup:     make(chan struct{}, 1),
+		deques:     make(map[TopicPartition]*deque),
+		incomplete: make(map[*Batch]struct{}),
+		muted:      make(map[TopicPartition]struct{}),
+		drainIndex: make(map[int32]int),
+		drainParts: make(map[int32][]*deque),
+	}
+	a.pool = newBufferPool(cfg.BufferMemory, a.limit, a.onMemoryWait)
+	return a
+}
+
+// Wakeup returns a channel that receives (without blocking the sender of
+// the signal; capacity 1) whenever an Append creates or fills a batch, an
+// appender starts waiting for memory, a flush begins or the accumulator
+// closes, so the sender can cut its poll short.
+func (a *Accumulator) Wakeup() <-chan struct{} { return a.wakeup }
+
+func (a *Accumulator) signal() {
+	select {
+	case a.wakeup <- struct{}{}:
+	default:
+	}
+}
+
+// onMemoryWait runs when an appender blocks on the budget: the sender should
+// look again, since every batch is now sendable.
+func (a *Accumulator) onMemoryWait() {
+	a.signal()
+	if a.waitHook != nil {
+		a.waitHook()
+	}
+}
+
+// dequeLocked returns tp's deque, creating it. a.mu must be held.
+func (a *Accumulator) dequeLocked(tp TopicPartition) *deque {
+	if d, ok := a.deques[tp]; ok {
+		return d
+	}
+	d := &deque{tp: tp}
+	a.deques[tp] = d
+	i, _ := slices.BinarySearchFunc(a.order, tp, func(x *deque, tp TopicPartition) int {
+		return cmp.Or(cmp.Compare(x.tp.Topic, tp.Topic), cmp.Compare(x.tp.Partition, tp.Partition))
+	})
+	a.order = slices.Insert(a.order, i, d)
+	return d
+}
+
+// newBatchLocked creates a batch for tp around buf (empty, with header
+// room) whose first record has the given timestamp. a.mu must be held.
+func (a *Accumulator) newBatchLocked(tp TopicPartition, buf []byte, timestamp int64, createdAt time.Time, id uint64) *Batch {
+	b := &Batch{
+		acc:           a,
+		tp:            tp,
+		createdAt:     createdAt,
+		id:            id,
+		buf:           buf[:headerRoom],
+		baseTimestamp: timestamp,
+		maxTimestamp:  timestamp,
+		lastAttemptAt: createdAt,
+		producerID:    -1,
+		producerEpoch: -1,
+		baseSequence:  -1,
+	}
+	if n := len(a.freePos); n > 0 {
+		b.positions = a.freePos[n-1]
+		a.freePos[n-1] = nil
+		a.freePos = a.freePos[:n-1]
+	}
+	a.incomplete[b] = struct{}{}
+	return b
+}
+
+// completed removes a batch that reached its outcome from the incomplete
+// set and wakes flushes waiting for it.
+func (a *Accumulator) completed(b *Batch) {
+	a.mu.Lock()
+	delete(a.incomplete, b)
+	if a.flushDone != nil {
+		close(a.flushDone)
+		a.flushDone = nil
+	}
+	a.mu.Unlock()
+}
+
+// Deallocate returns the batch's memory (its buffers and position list) to
+// the pool. Call it once after Done, when the batch's encoded bytes are no
+// longer referenced; Done never calls it. Before Done it does nothing, and
+// a second call does nothing. SplitAndReenqueue deallocates the batch it
+// replaces itself.
+func (a *Accumulator) Deallocate(b *Batch) {
+	a.mu.Lock()
+	if b.deallocated || !b.IsDone() {
+		a.mu.Unlock()
+		return
+	}
+	b.deallocated = true
+	delete(a.incomplete, b)
+	if b.positions != nil && len(a.freePos) < maxFreePositions {
+		a.freePos = append(a.freePos, b.positions[:0])
+	}
+	buf, compressed := b.buf, b.compressed
+	b.buf, b.compressed, b.encoded, b.positions = nil, nil, nil, nil
+	a.mu.Unlock()
+	a.pool.release(buf)
+	a.pool.release(compressed)
+}

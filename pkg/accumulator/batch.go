@@ -1,0 +1,166 @@
+package accumulator
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// Batch states; a batch leaves statePending exactly once.
+const (
+	statePending int32 = iota
+	stateDone          // Done ran (callbacks fired)
+	stateSplit         // replaced by the batches of SplitAndReenqueue
+)
+
+// Batch is a record batch for one partition (Kafka's ProducerBatch): a
+// buffer holding the batch header space and the encoded records, the
+// records' positions, and the send state.
+//
+// Ownership: while a batch is in a deque its record fields change under the
+// accumulator's lock (the appender writes the tail batch, the sender reads
+// the head). Once Drain or ExpiredBatches returned it, it belongs to the
+// sender goroutine until Reenqueue puts it back. Done may run on any one
+// goroutine, once.
+type Batch struct {
+	acc       *Accumulator   // immutable
+	tp        TopicPartition // immutable
+	createdAt time.Time      // immutable
+	id        uint64         // immutable: creation order, for flushes (split batches keep their original's)
+
+	// Record fields: guarded by acc.mu while in a deque.
+	buf           []byte     // header space then the records, uncompressed; cap charged to the pool
+	positions     []Position // one per record, in order; recycled by Deallocate
+	count         int        // records; kept after Deallocate
+	baseTimestamp int64      // the first record's timestamp
+	maxTimestamp  int64
+	appendsClosed bool // no more records; set when full, drained or split
+
+	// Send state: guarded by acc.mu while in a deque, the sender's otherwise.
+	attempts      int
+	lastAttemptAt time.Time     // creation, then each Reenqueue
+	drainedAt     time.Time     // the last Drain, zero before
+	backoff       time.Duration // retry backoff before the next attempt, fixed at Reenqueue
+	producerID    int64
+	producerEpoch int16
+	baseSequence  int32
+
+	// Set by Close (sender).
+	encoded    []byte // the batch as sent: buf or compressed
+	compressed []byte // pooled buffer of the compressed batch, or nil
+
+	state       atomic.Int32 // statePending, stateDone or stateSplit
+	deallocated bool         // guarded by acc.mu
+
+	// Scratch for Done, used by the one goroutine that wins Done.
+	result  Result
+	headers []protocol.Header
+}
+
+// TopicPartition is the batch's partition.
+func (b *Batch) TopicPartition() TopicPartition { return b.tp }
+
+// RecordCount is the number of records in the batch.
+func (b *Batch) RecordCount() int { return b.count }
+
+// CreatedAt is when the batch was created; the delivery timeout counts from
+// it (split batches keep their original's).
+func (b *Batch) CreatedAt() time.Time { return b.createdAt }
+
+// Attempts is the number of times the batch was put back for a retry.
+func (b *Batch) Attempts() int { return b.attempts }
+
+// InRetry reports whether the batch was put back for a retry at least once.
+func (b *Batch) InRetry() bool { return b.attempts > 0 }
+
+// LastAttemptAt is when the batch was created or last put back for a retry;
+// linger and retry backoff count from it.
+func (b *Batch) LastAttemptAt() time.Time { return b.lastAttemptAt }
+
+// DrainedAt is when Drain last took the batch (zero before).
+func (b *Batch) DrainedAt() time.Time { return b.drainedAt }
+
+// RetryBackoff is the backoff fixed at the last Reenqueue (zero before).
+func (b *Batch) RetryBackoff() time.Duration { return b.backoff }
+
+// HasSequence reports whether a base sequence is set.
+func (b *Batch) HasSequence() bool { return b.baseSequence != -1 }
+
+// BaseSequence is the batch's base sequence, -1 when unset.
+func (b *Batch) BaseSequence() int32 { return b.baseSequence }
+
+// ProducerID is the batch's producer id, -1 when unset.
+func (b *Batch) ProducerID() int64 { return b.producerID }
+
+// ProducerEpoch is the batch's producer epoch, -1 when unset.
+func (b *Batch) ProducerEpoch() int16 { return b.producerEpoch }
+
+// SetProducerState stamps the producer id, epoch and base sequence. If the
+// batch is already closed it re-stamps the encoded bytes and their CRC
+// without recompressing.
+func (b *Batch) SetProducerState(producerID int64, epoch int16, baseSequence int32) {
+	b.producerID, b.producerEpoch, b.baseSequence = producerID, epoch, baseSequence
+	if b.encoded != nil {
+		protocol.SetBatchProducerState(b.encoded, producerID, epoch, baseSequence)
+	}
+}
+
+// ResetProducerState clears the producer state (id, epoch and sequence
+// -1), for example after an epoch bump; the next SetProducerState stamps it
+// again.
+func (b *Batch) ResetProducerState() { b.SetProducerState(protocol.NoProducerID, -1, -1) }
+
+// IsDone reports whether the batch has its outcome (Done ran, or it was
+// replaced by SplitAndReenqueue).
+func (b *Batch) IsDone() bool { return b.state.Load() != statePending }
+
+// Encoded is the closed batch's bytes, nil before Close. They stay valid
+// until Deallocate.
+func (b *Batch) Encoded() []byte { return b.encoded }
+
+// EncodedSize is the batch's size in a request: before Close an upper bound
+// (the uncompressed size), after Close exact.
+func (b *Batch) EncodedSize() int {
+	if b.encoded != nil {
+		return len(b.encoded)
+	}
+	return len(b.buf)
+}
+
+// isFull reports whether the batch takes no more records.
+func (b *Batch) isFull(limit int) bool { return b.appendsClosed || len(b.buf) >= limit }
+
+// recordSize is the encoded size of a record appended next.
+func (b *Batch) recordSize(timestamp int64, key, value []byte, headers []protocol.Header) int {
+	return protocol.RecordSize(int32(b.count), timestamp-b.baseTimestamp, key, value, headers)
+}
+
+// appendRecord encodes a record at the end of the buffer, which has room.
+func (b *Batch) appendRecord(timestamp int64, key, value []byte, headers []protocol.Header, pos Position) {
+	b.buf = protocol.AppendRecord(b.buf, int32(b.count), timestamp-b.baseTimestamp, key, value, headers)
+	b.positions = append(b.positions, pos)
+	b.count++
+	b.maxTimestamp = max(b.maxTimestamp, timestamp)
+}
+
+// header is the batch header for the current records and producer state.
+func (b *Batch) header() protocol.BatchHeader {
+	attrs := int16(b.acc.cfg.Codec) & protocol.AttrCompressionMask
+	if b.acc.cfg.Transactional {
+		attrs |= protocol.AttrTransactional
+	}
+	n := int32(b.count)
+	return protocol.BatchHeader{
+		BaseOffset:           0,
+		PartitionLeaderEpoch: -1,
+		Attributes:           attrs,
+		LastOffsetDelta:      n - 1,
+		BaseTimestamp:        b.baseTimestamp,
+		MaxTimestamp:         b.maxTimestamp,
+		ProducerID:           b.producerID,
+		ProducerEpoch:        b.producerEpoch,
+		BaseSequence:         b.baseSequence,
+		RecordCount:          n,
+	}
+}

@@ -1,0 +1,61 @@
+package accumulator
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// errReleased is returned by Close on a batch whose memory was released.
+var errReleased = errors.New("batch memory already released")
+
+// Close finishes the batch for sending: with a codec it compresses the
+// records into a pooled buffer, then it writes the header (base offset 0,
+// leader epoch -1, codec and transactional bits, last offset delta,
+// base/max timestamp, producer state, record count) and the CRC. It is
+// idempotent. The sender calls it after Drain, outside the accumulator's
+// lock; comp may be nil when no codec is configured.
+//
+// The compressed copy is charged to the buffer memory without waiting (the
+// sender must not block), so it can overdraw the budget until the batch is
+// deallocated; appenders wait meanwhile. The uncompressed records stay in
+// place: Done reads timestamps from them and SplitAndReenqueue re-slices
+// them.
+func (b *Batch) Close(comp *protocol.Compressor) error {
+	if b.encoded != nil {
+		return nil
+	}
+	if b.buf == nil {
+		return fmt.Errorf("close batch for %s/%d: %w", b.tp.Topic, b.tp.Partition, errReleased)
+	}
+	h := b.header()
+	codec := b.acc.cfg.Codec
+	if codec == protocol.CodecNone {
+		protocol.PutBatchHeader(b.buf, &h)
+		b.encoded = b.buf
+		return nil
+	}
+	if comp == nil {
+		return fmt.Errorf("close batch for %s/%d: %s needs a compressor", b.tp.Topic, b.tp.Partition, codec)
+	}
+	records := b.buf[protocol.RecordBatchHeaderSize:]
+	// Room for the worst case of every codec (snappy's is 32 + n + n/6).
+	bound := protocol.RecordBatchHeaderSize + len(records) + len(records)/6 + 64
+	pool := b.acc.pool
+	dst := pool.forceAllocate(pool.sizeFor(bound))
+	out, err := comp.Compress(codec, dst[:protocol.RecordBatchHeaderSize], records)
+	if err != nil {
+		pool.release(dst)
+		return fmt.Errorf("close batch for %s/%d: compress %d bytes with %s: %w", b.tp.Topic, b.tp.Partition, len(records), codec, err)
+	}
+	if &out[:1][0] != &dst[:1][0] {
+		// The encoder outgrew the buffer and allocated its own.
+		pool.release(dst)
+		pool.charge(cap(out))
+	}
+	protocol.PutBatchHeader(out, &h)
+	b.compressed = out
+	b.encoded = out
+	return nil
+}

@@ -1,0 +1,90 @@
+package accumulator
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// BenchmarkAppend100B appends 100-byte records to one partition and, each
+// time a batch fills, drains, closes, completes and deallocates it: the
+// steady state of a producer whose broker keeps up.
+func BenchmarkAppend100B(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.Linger = time.Hour
+	cfg.Jitter = func() float64 { return 1 }
+	a := New(cfg, func(*Result) {})
+	c := exampleCluster{}
+	nodes := map[int32]struct{}{1: {}}
+	tp := TopicPartition{Topic: "bench", Partition: 0}
+	ctx := context.Background()
+	val := value(0, 100)
+	pos := Position{}
+	now := t0
+	ts := now.UnixMilli()
+	b.SetBytes(int64(len(val)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		pos.Record = int64(i)
+		res, err := a.Append(ctx, tp, ts, nil, val, nil, pos, false, now)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.BatchIsFull {
+			for _, batches := range a.Drain(c, nodes, 1<<30, now, nil) {
+				for _, batch := range batches {
+					if err := batch.Close(nil); err != nil {
+						b.Fatal(err)
+					}
+					batch.Done(int64(i), -1, nil)
+					a.Deallocate(batch)
+				}
+			}
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/record")
+}
+
+// BenchmarkBatchClose closes a full 1 MiB batch of 100-byte records with
+// each codec (compression dominates) and releases it.
+func BenchmarkBatchClose(b *testing.B) {
+	for _, codec := range codecs {
+		b.Run(codec.String(), func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.Codec = codec
+			a := New(cfg, nil)
+			tp := TopicPartition{Topic: "bench", Partition: 0}
+			per := recordsPerBatch(cfg.BatchSize, 100)
+			comp := protocol.NewCompressor()
+			nodes := map[int32]struct{}{1: {}}
+			vals := make([][]byte, per)
+			for i := range vals {
+				vals[i] = value(i, 100)
+			}
+			b.SetBytes(int64(cfg.BatchSize))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				for j, v := range vals {
+					if _, err := a.Append(context.Background(), tp, t0.UnixMilli()+int64(j), nil, v, nil, Position{}, false, t0); err != nil {
+						b.Fatal(err)
+					}
+				}
+				batch := a.Drain(exampleCluster{}, nodes, 1<<30, t0, nil)[1][0]
+				b.StartTimer()
+				if err := batch.Close(comp); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				batch.Done(0, -1, nil)
+				a.Deallocate(batch)
+				b.StartTimer()
+			}
+		})
+	}
+}

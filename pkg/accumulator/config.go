@@ -1,0 +1,110 @@
+package accumulator
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// Defaults of the Config fields (Kafka's names in brackets).
+const (
+	DefaultBatchSize       = 1 << 20                // batch.size
+	DefaultLinger          = 5 * time.Millisecond   // linger.ms
+	DefaultRetryBackoff    = 100 * time.Millisecond // retry.backoff.ms
+	DefaultRetryBackoffMax = time.Second            // retry.backoff.max.ms
+	DefaultDeliveryTimeout = 2 * time.Minute        // delivery.timeout.ms
+	DefaultBufferMemory    = 32 << 20               // buffer.memory
+)
+
+// Jitter bounds: backoffs are multiplied by a factor in this range.
+const (
+	minJitter = 0.8
+	maxJitter = 1.2
+)
+
+// Config configures an Accumulator.
+type Config struct {
+	// BatchSize (batch.size) bounds a batch's encoded size (header and
+	// records, uncompressed) unless a single record is larger, in which
+	// case that record gets a batch of its own.
+	BatchSize int
+	// Linger (linger.ms) is how long a batch that is not full waits for
+	// more records. Zero sends at once.
+	Linger time.Duration
+	// RetryBackoff (retry.backoff.ms) is the backoff before a batch's first
+	// retry; it doubles with each attempt up to RetryBackoffMax.
+	RetryBackoff time.Duration
+	// RetryBackoffMax (retry.backoff.max.ms) caps the retry backoff (before
+	// jitter).
+	RetryBackoffMax time.Duration
+	// DeliveryTimeout (delivery.timeout.ms) bounds the time from a batch's
+	// creation to its outcome.
+	DeliveryTimeout time.Duration
+	// BufferMemory (buffer.memory) bounds the bytes of batch buffers.
+	BufferMemory int64
+	// Codec compresses each batch's records when it is closed.
+	Codec protocol.Codec
+	// Transactional sets the transactional bit of every batch.
+	Transactional bool
+	// ResultRecords makes Done decode each record's key, value and headers
+	// into its Result; timestamps are always reported.
+	ResultRecords bool
+	// Jitter returns a factor in [0.8, 1.2] applied to retry backoffs
+	// (values outside are clamped). Nil uses math/rand/v2.
+	Jitter func() float64
+}
+
+// DefaultConfig returns a Config with Kafka's defaults (but kproduce's
+// batch size of 1 MiB).
+func DefaultConfig() Config {
+	return Config{
+		BatchSize:       DefaultBatchSize,
+		Linger:          DefaultLinger,
+		RetryBackoff:    DefaultRetryBackoff,
+		RetryBackoffMax: DefaultRetryBackoffMax,
+		DeliveryTimeout: DefaultDeliveryTimeout,
+		BufferMemory:    DefaultBufferMemory,
+	}
+}
+
+// withDefaults fills the fields for which zero (or a negative value) has no
+// meaning. Linger and RetryBackoff are taken as given (zero is valid), only
+// negative values become zero.
+func (c Config) withDefaults() Config {
+	if c.BatchSize <= 0 {
+		c.BatchSize = DefaultBatchSize
+	}
+	if c.BufferMemory <= 0 {
+		c.BufferMemory = DefaultBufferMemory
+	}
+	if c.DeliveryTimeout <= 0 {
+		c.DeliveryTimeout = DefaultDeliveryTimeout
+	}
+	c.Linger = max(c.Linger, 0)
+	c.RetryBackoff = max(c.RetryBackoff, 0)
+	if c.RetryBackoffMax <= 0 {
+		c.RetryBackoffMax = DefaultRetryBackoffMax
+	}
+	c.RetryBackoffMax = max(c.RetryBackoffMax, c.RetryBackoff)
+	if c.Jitter == nil {
+		c.Jitter = func() float64 { return minJitter + (maxJitter-minJitter)*rand.Float64() }
+	}
+	return c
+}
+
+// retryBackoff is the backoff before attempt+1 (attempt >= 1): RetryBackoff
+// doubled attempt-1 times, capped at RetryBackoffMax, times the jitter.
+func (c *Config) retryBackoff(attempt int) time.Duration {
+	d := c.RetryBackoff
+	for i := 1; i < attempt && d < c.RetryBackoffMax; i++ {
+		d *= 2
+	}
+	d = min(d, c.RetryBackoffMax)
+	j := c.Jitter()
+	if !(j >= minJitter) { // also catches NaN
+		j = minJitter
+	}
+	j = min(j, maxJitter)
+	return time.Duration(float64(d) * j)
+}

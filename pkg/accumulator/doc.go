@@ -1,0 +1,41 @@
+// Package accumulator queues records into per-partition record batches for
+// the sender: Kafka's RecordAccumulator, ProducerBatch and BufferPool, and
+// the partitioners.
+//
+// An appender goroutine calls Append, which encodes each record straight
+// into the open batch's buffer. The sender goroutine asks Ready which
+// leaders have sendable batches, Drain takes them, Close (on the Batch)
+// writes the header and compresses, and after the broker answers Done
+// reports every record through the Callback, after which Deallocate returns
+// the memory. Retries go back with Reenqueue, too-large batches with
+// SplitAndReenqueue, timed-out ones come out of ExpiredBatches.
+//
+// Invariants:
+//   - One mutex (Accumulator.mu) guards the deques and every batch while it
+//     is in a deque. Once Drain or ExpiredBatches hands a batch out it is
+//     the sender's, until Reenqueue puts it back. Appends only ever touch
+//     the tail batch of a deque, and only while it is open for appends; a
+//     drained, retried, expired or split batch is never reopened.
+//   - Lock order: Accumulator.mu, then the buffer pool's lock. Nothing
+//     blocks while holding either: an Append that needs memory releases the
+//     deque lock, waits in the pool's FIFO queue, and tries again with the
+//     buffer it obtained (Kafka's allocate-outside-the-lock).
+//   - Buffer memory: every batch buffer is charged to the budget at its
+//     capacity, from the moment it is allocated until Deallocate. Released
+//     buffers of a class size (powers of two from min(16 KiB, batch size))
+//     are kept for reuse and still count; they are dropped when a
+//     reservation needs their room. Batches start at the smallest class
+//     and double up to the batch size. Only the sender's compression and
+//     split buffers are taken without waiting, and may overdraw the budget
+//     until they are released; appenders wait meanwhile. Positions (16
+//     bytes per record) live in recycled slices outside the budget; since
+//     a record takes at least 7 buffer bytes they are bounded too.
+//   - A batch's encoded size (header and uncompressed records) stays within
+//     min(BatchSize, BufferMemory) unless its single record is larger.
+//   - A batch leaves the pending state exactly once: Done (callbacks fire,
+//     in record order, without any lock held) or SplitAndReenqueue (its
+//     records move to new batches). Deallocate releases memory at most once
+//     and only after that.
+//   - Time is always passed in; randomness (backoff jitter, sticky and
+//     random partition choice) is injected.
+package accumulator

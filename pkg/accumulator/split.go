@@ -1,0 +1,97 @@
+package accumulator
+
+import (
+	"time"
+
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// SplitAndReenqueue splits a batch that the broker rejected as too large
+// into batches of at most half its records each (two, or three when the
+// count is odd), and puts them at the front of the deque in record order.
+// Each record keeps its Position, key, value, headers and timestamp. The
+// new batches have no producer state and no attempts, and keep the
+// original's CreatedAt, so the delivery timeout keeps counting. The
+// original is finished without callbacks (IsDone is true, Done returns
+// false; its records are reported through the new batches) and its memory
+// is released here. It returns the number of new batches: 0, changing
+// nothing, for a batch of fewer than two records or one already done.
+//
+// The new buffers are taken without waiting (the sender must not block),
+// which can overdraw the buffer memory briefly.
+func (a *Accumulator) SplitAndReenqueue(b *Batch, now time.Time) int {
+	if b.count < 2 || b.buf == nil || !b.state.CompareAndSwap(statePending, stateSplit) {
+		return 0
+	}
+	parts, ok := a.splitRecords(b)
+	if !ok {
+		// Unparseable buffer (never expected): keep the original as is.
+		b.state.Store(statePending)
+		return 0
+	}
+	a.mu.Lock()
+	dq := a.dequeLocked(b.tp)
+	for i, p := range parts {
+		dq.insert(i, p)
+		a.incomplete[p] = struct{}{}
+	}
+	delete(a.incomplete, b)
+	a.mu.Unlock()
+	a.Deallocate(b)
+	return len(parts)
+}
+
+// splitRecords copies b's records into new batches of at most half of them
+// each. Only the sender touches b here.
+func (a *Accumulator) splitRecords(b *Batch) ([]*Batch, bool) {
+	per := b.count / 2
+	records := b.buf[headerRoom:]
+	var parts []*Batch
+	for done := 0; done < b.count; done += per {
+		n := min(per, b.count-done)
+		p, rest, ok := a.splitPart(b, records, done, n)
+		if !ok {
+			for _, p := range parts {
+				a.pool.release(p.buf)
+			}
+			return nil, false
+		}
+		records = rest
+		parts = append(parts, p)
+	}
+	return parts, true
+}
+
+// splitPart builds one batch from the n records at the front of records,
+// which are b's records from index from on. It returns the records after
+// them.
+func (a *Accumulator) splitPart(b *Batch, records []byte, from, n int) (*Batch, []byte, bool) {
+	var rec recordView
+	size := headerRoom
+	var baseTs int64
+	cur := records
+	for i := 0; i < n; i++ {
+		var err error
+		if cur, err = nextRecord(cur, &rec); err != nil {
+			return nil, records, false
+		}
+		ts := b.baseTimestamp + rec.timestampDelta
+		if i == 0 {
+			baseTs = ts
+		}
+		size += rewrittenSize(&rec, int32(i), ts-baseTs)
+	}
+	buf := a.pool.forceAllocate(a.pool.sizeFor(size))[:headerRoom]
+	p := &Batch{acc: a, tp: b.tp, createdAt: b.createdAt, id: b.id, buf: buf,
+		positions: make([]Position, 0, n), baseTimestamp: baseTs, maxTimestamp: baseTs,
+		appendsClosed: true, lastAttemptAt: b.createdAt, producerID: protocol.NoProducerID, producerEpoch: -1, baseSequence: -1}
+	for i := 0; i < n; i++ {
+		records, _ = nextRecord(records, &rec) // parsed above
+		ts := b.baseTimestamp + rec.timestampDelta
+		p.buf = appendRewritten(p.buf, &rec, int32(i), ts-baseTs)
+		p.positions = append(p.positions, b.positions[from+i])
+		p.count++
+		p.maxTimestamp = max(p.maxTimestamp, ts)
+	}
+	return p, records, true
+}

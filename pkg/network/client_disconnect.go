@@ -1,0 +1,103 @@
+package network
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// closeConnection ends the connection to node (Kafka's
+// processDisconnection): it closes the socket, moves the node to
+// Disconnected (or AuthenticationFailed), fails the requests in flight and
+// asks for a metadata update. A connection lost while authenticating is an
+// authentication failure: some brokers close instead of answering an error.
+func (c *Client) closeConnection(responses []*ClientResponse, node int32, cause error, mode closeMode, now time.Time) []*ClientResponse {
+	st := c.states.get(node)
+	if st == nil {
+		return responses
+	}
+	if st.conn != 0 {
+		c.sel.Close(st.conn)
+		delete(c.conns, st.conn)
+	}
+	delete(c.apiVersions, node)
+	delete(c.sasl, node)
+	delete(c.sendAcksOwed, node)
+	name := st.node.String()
+	switch {
+	case mode == closeDisconnect && st.state == Authenticating:
+		mode = closeAuth
+		cause = fmt.Errorf("%w: the broker closed the connection during SASL authentication: %w", ErrAuthentication, cause)
+	case mode == closeDisconnect && st.state == CheckingAPIVersions && errors.Is(cause, io.EOF):
+		cause = fmt.Errorf("the broker closed the connection before answering ApiVersions"+
+			" (a TLS listener spoken to in plaintext, or a broker older than Kafka 0.10?): %w", cause)
+	}
+	var err error
+	switch mode {
+	case closeDisconnect:
+		err = fmt.Errorf("%s: %w: %w", name, ErrDisconnected, cause)
+	default:
+		err = fmt.Errorf("%s: %w", name, cause)
+	}
+	if mode == closeAuth {
+		c.states.authenticationFailed(node, now, err)
+		c.log.Error().Err(err).Msg("authentication failed")
+	} else {
+		c.states.disconnected(node, now)
+		c.log.Info().Err(err).Msg("connection closed")
+	}
+	responses = c.cancelInFlightRequests(responses, node, err, mode == closeTimeout, now)
+	c.handleServerDisconnect(err, mode == closeAuth, now)
+	return responses
+}
+
+// cancelInFlightRequests fails every request in flight to node: callers'
+// requests are returned as disconnected (or timed out); a metadata request
+// counts as a failed fetch.
+func (c *Client) cancelInFlightRequests(responses []*ClientResponse, node int32, err error, timedOut bool, now time.Time) []*ClientResponse {
+	for _, r := range c.inFlight.clearAll(node) {
+		switch r.kind {
+		case kindExternal:
+			responses = append(responses, &ClientResponse{
+				Request: r.req, ReceivedAt: now, Disconnected: true, TimedOut: timedOut, Err: err,
+			})
+		case kindMetadata:
+			c.metadataInProgress = false
+			c.md.Failed(err, now)
+		}
+	}
+	return responses
+}
+
+// handleServerDisconnect is the metadata updater's view of a lost
+// connection: a loss while a fetch is due counts as a failed fetch (so the
+// backoff grows while no broker is reachable), an authentication failure is
+// always recorded, and the disconnect may mean stale metadata, so an update
+// is requested.
+func (c *Client) handleServerDisconnect(err error, authFailed bool, now time.Time) {
+	if authFailed || c.isMetadataUpdateDue(now) {
+		c.md.Failed(err, now)
+	}
+	c.md.requestUpdate()
+}
+
+// forgetDepartedNodes drops the state of nodes that left the metadata (the
+// bootstrap brokers after the first update, decommissioned brokers) once
+// nothing is in flight to them.
+func (c *Client) forgetDepartedNodes() {
+	cluster := c.md.Fetch()
+	for id, st := range c.states.nodes {
+		if _, ok := cluster.Node(id); ok || c.inFlight.count(id) > 0 {
+			continue
+		}
+		if st.conn != 0 {
+			c.sel.Close(st.conn)
+			delete(c.conns, st.conn)
+		}
+		delete(c.apiVersions, id)
+		delete(c.sasl, id)
+		delete(c.sendAcksOwed, id)
+		c.states.remove(id)
+	}
+}

@@ -1,0 +1,86 @@
+package network
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// This file is Kafka's DefaultMetadataUpdater: the Client fetches metadata
+// from the least loaded node when the Metadata says an update is due.
+
+// isMetadataUpdateDue reports whether a metadata fetch should start now.
+func (c *Client) isMetadataUpdateDue(now time.Time) bool {
+	return !c.metadataInProgress && c.md.TimeToNextUpdate(now) == 0
+}
+
+// maybeUpdateMetadata starts a metadata fetch when one is due and returns
+// how long Poll may wait as far as metadata is concerned.
+func (c *Client) maybeUpdateMetadata(now time.Time) time.Duration {
+	wait := c.md.TimeToNextUpdate(now)
+	if c.metadataInProgress {
+		wait = max(wait, c.cfg.RequestTimeout)
+	}
+	if wait > 0 {
+		return wait
+	}
+	node, ok := c.LeastLoadedNode(now)
+	if !ok {
+		c.log.Debug().Msg("no node available for a metadata request")
+		return c.cfg.ReconnectBackoff
+	}
+	return c.maybeUpdateMetadataFrom(node, now)
+}
+
+// maybeUpdateMetadataFrom sends the metadata request to node when it is
+// ready; otherwise it waits for connections under way, or starts one.
+func (c *Client) maybeUpdateMetadataFrom(node int32, now time.Time) time.Duration {
+	if c.canSendRequest(node, now) {
+		c.sendMetadataRequest(node, now)
+		return c.cfg.RequestTimeout
+	}
+	if c.isAnyNodeConnecting() {
+		return c.cfg.ReconnectBackoff
+	}
+	if c.states.canConnect(node, now) {
+		c.initiateConnect(node, now)
+		return c.cfg.ReconnectBackoff
+	}
+	return maxDelay // a network event will wake Poll
+}
+
+func (c *Client) isAnyNodeConnecting() bool {
+	for _, n := range c.md.Fetch().Nodes() {
+		if c.states.isConnecting(n.ID) {
+			return true
+		}
+	}
+	return false
+}
+
+// sendMetadataRequest sends a Metadata request for the Metadata's topics.
+func (c *Client) sendMetadataRequest(node int32, now time.Time) {
+	v, err := c.chooseVersion(node, protocol.KeyMetadata)
+	if err != nil {
+		c.md.Failed(err, now)
+		return
+	}
+	body, requestVersion := c.md.newRequest()
+	r := c.doSend(c.newInternalRequest(node, body, v, now), kindMetadata, now)
+	r.metadataVersion = requestVersion
+	c.metadataInProgress = true
+}
+
+// handleMetadataResponse installs the fetched metadata.
+func (c *Client) handleMetadataResponse(node int32, r *inFlightRequest, payload []byte, now time.Time) {
+	c.metadataInProgress = false
+	resp := &protocol.MetadataResponse{}
+	if _, err := protocol.DecodeResponse(payload, protocol.KeyMetadata, r.req.Version, resp); err != nil {
+		c.md.Failed(fmt.Errorf("%s: %w", c.nodeName(node), err), now)
+		return
+	}
+	c.maybeThrottle(node, protocol.KeyMetadata, r.req.Version, resp, now)
+	c.md.update(resp, r.metadataVersion, now)
+	c.log.Debug().Str("node", c.nodeName(node)).Stringer("cluster", c.md.Fetch()).Msg("metadata updated")
+}

@@ -1,0 +1,115 @@
+package network
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// maxPooledWriters and maxPooledWriterBytes bound the frame buffers kept
+// for reuse.
+const (
+	maxPooledWriters     = 16
+	maxPooledWriterBytes = 1 << 20
+)
+
+// doSend encodes req at req.Version, records it in flight and queues its
+// frame on the node's connection. The node must be connected.
+func (c *Client) doSend(req *ClientRequest, kind requestKind, now time.Time) *inFlightRequest {
+	w := c.getWriter()
+	h := protocol.RequestHeader{
+		APIKey:        req.Body.Key(),
+		APIVersion:    req.Version,
+		CorrelationID: req.CorrelationID,
+		ClientID:      &c.cfg.ClientID,
+	}
+	protocol.AppendRequestFrame(w, &h, req.Body)
+	r := &inFlightRequest{req: req, kind: kind, sendTime: now, w: w}
+	c.inFlight.add(req.Destination, r)
+	c.log.Debug().Int32("node", req.Destination).Stringer("api", h.APIKey).Int16("version", h.APIVersion).
+		Int32("correlation_id", h.CorrelationID).Int("bytes", w.Len()).Msg("sending request")
+	c.sel.Send(c.states.get(req.Destination).conn, w.Buffers(nil))
+	return r
+}
+
+// newInternalRequest builds one of the Client's own requests at version.
+func (c *Client) newInternalRequest(node int32, body protocol.Request, version int16, now time.Time) *ClientRequest {
+	req := c.NewClientRequest(node, body, now, true, c.cfg.RequestTimeout, nil)
+	req.Version = version
+	return req
+}
+
+// chooseVersion picks the newest version of key that both the broker of
+// node and kproduce speak.
+func (c *Client) chooseVersion(node int32, key protocol.APIKey) (int16, error) {
+	cv, ok := protocol.ClientVersions(key)
+	if !ok {
+		return 0, fmt.Errorf("%s: %w: kproduce does not implement %s", c.nodeName(node), ErrUnsupportedVersion, key)
+	}
+	api := c.apiVersions[node]
+	if api == nil {
+		return 0, fmt.Errorf("%s: %w: the broker's api versions are unknown", c.nodeName(node), ErrUnsupportedVersion)
+	}
+	bv, ok := api.Find(key)
+	if !ok {
+		return 0, fmt.Errorf("%s: %w: the broker does not support %s (kproduce speaks v%d-v%d)",
+			c.nodeName(node), ErrUnsupportedVersion, key, cv.Min, cv.Max)
+	}
+	v := min(cv.Max, bv.Max)
+	if v < max(cv.Min, bv.Min) {
+		age := "too old"
+		if bv.Min > cv.Max {
+			age = "too new"
+		}
+		return 0, fmt.Errorf("%s: %w: %s: the broker supports v%d-v%d, kproduce speaks v%d-v%d (the broker is %s)",
+			c.nodeName(node), ErrUnsupportedVersion, key, bv.Min, bv.Max, cv.Min, cv.Max, age)
+	}
+	return v, nil
+}
+
+// maybeThrottle applies a broker's throttle time, for the responses whose
+// throttle the client must honour itself (KIP-219).
+func (c *Client) maybeThrottle(node int32, key protocol.APIKey, version int16, resp protocol.Response, now time.Time) {
+	ms := resp.ThrottleMillis()
+	if ms <= 0 || !clientThrottles(key, version) {
+		return
+	}
+	c.states.throttle(node, now.Add(time.Duration(ms)*time.Millisecond))
+	c.log.Debug().Int32("node", node).Int32("throttle_ms", ms).Msg("broker throttles the client")
+}
+
+// clientThrottles reports whether, from this version of key on, the broker
+// answers at once and expects the client to wait out the throttle time.
+func clientThrottles(key protocol.APIKey, version int16) bool {
+	switch key {
+	case protocol.KeyProduce, protocol.KeyMetadata:
+		return version >= 6
+	case protocol.KeyApiVersions:
+		return version >= 2
+	case protocol.KeyInitProducerId:
+		return version >= 1
+	case protocol.KeyCreateTopics:
+		return version >= 3
+	}
+	return false
+}
+
+func (c *Client) getWriter() *protocol.Writer {
+	if n := len(c.writers); n > 0 {
+		w := c.writers[n-1]
+		c.writers[n-1] = nil
+		c.writers = c.writers[:n-1]
+		return w
+	}
+	return protocol.NewWriter(make([]byte, 0, 256))
+}
+
+// putWriter recycles the frame buffer of a completed send.
+func (c *Client) putWriter(w *protocol.Writer) {
+	if w == nil || w.Len() > maxPooledWriterBytes || len(c.writers) >= maxPooledWriters {
+		return
+	}
+	w.Reset()
+	c.writers = append(c.writers, w)
+}

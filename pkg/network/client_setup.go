@@ -1,0 +1,162 @@
+package network
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// saslExchange is the SASL authentication under way with one node.
+type saslExchange struct {
+	session SASLSession
+	// done: the session said the exchange completes once the last message
+	// sent is accepted.
+	done bool
+}
+
+// sendApiVersions sends the ApiVersions request that opens every
+// connection.
+func (c *Client) sendApiVersions(node int32, version int16, now time.Time) {
+	body := &protocol.ApiVersionsRequest{
+		ClientSoftwareName:    c.cfg.SoftwareName,
+		ClientSoftwareVersion: c.cfg.SoftwareVersion,
+	}
+	c.doSend(c.newInternalRequest(node, body, version, now), kindApiVersions, now)
+}
+
+// handleApiVersionsResponse stores the broker's versions and moves on to
+// SASL or Ready. A broker that does not know our ApiVersions version
+// answers UNSUPPORTED_VERSION in the v0 format with its own range
+// (KIP-511); the request is then retried at the broker's newest version.
+func (c *Client) handleApiVersionsResponse(responses []*ClientResponse, node int32, r *inFlightRequest, payload []byte, now time.Time) []*ClientResponse {
+	// The ApiVersions response header is always v0: the correlation id.
+	resp, err := protocol.DecodeApiVersionsResponse(payload[4:], r.req.Version)
+	if err != nil {
+		return c.closeConnection(responses, node, fmt.Errorf("decode ApiVersions v%d response: %w", r.req.Version, err), closeDisconnect, now)
+	}
+	if resp.ErrorCode != 0 {
+		kerr := protocol.ErrorForCode(resp.ErrorCode)
+		if r.req.Version > 0 && errors.Is(kerr, protocol.ErrUnsupportedVersion) {
+			var v int16
+			if rng, ok := resp.Find(protocol.KeyApiVersions); ok {
+				v = rng.Max
+			}
+			// Never retry at the same or a newer version: that could loop.
+			v = max(min(v, r.req.Version-1), 0)
+			c.log.Debug().Str("node", c.nodeName(node)).Int16("version", v).Msg("retrying ApiVersions at the broker's version")
+			c.sendApiVersions(node, v, now)
+			return responses
+		}
+		return c.closeConnection(responses, node, fmt.Errorf("ApiVersions v%d: %w", r.req.Version, kerr), closeDisconnect, now)
+	}
+	c.apiVersions[node] = resp
+	c.maybeThrottle(node, protocol.KeyApiVersions, r.req.Version, resp, now)
+	if c.cfg.SASL == nil {
+		c.ready(node)
+		return responses
+	}
+	return c.startSASL(responses, node, now)
+}
+
+// ready marks node ready for requests.
+func (c *Client) ready(node int32) {
+	c.states.ready(node)
+	delete(c.sasl, node)
+	c.log.Debug().Str("node", c.nodeName(node)).Msg("ready")
+}
+
+// startSASL sends the SaslHandshake naming the mechanism.
+func (c *Client) startSASL(responses []*ClientResponse, node int32, now time.Time) []*ClientResponse {
+	c.states.authenticating(node)
+	v, err := c.chooseVersion(node, protocol.KeySaslHandshake)
+	if err != nil {
+		return c.authFailed(responses, node, err, now)
+	}
+	body := &protocol.SaslHandshakeRequest{Mechanism: c.cfg.SASL.Name()}
+	c.doSend(c.newInternalRequest(node, body, v, now), kindSaslHandshake, now)
+	return responses
+}
+
+// handleSaslResponse handles SaslHandshake and SaslAuthenticate responses.
+func (c *Client) handleSaslResponse(responses []*ClientResponse, node int32, r *inFlightRequest, payload []byte, now time.Time) []*ClientResponse {
+	body := r.req.Body.NewResponse()
+	if _, err := protocol.DecodeResponse(payload, r.req.Body.Key(), r.req.Version, body); err != nil {
+		return c.authFailed(responses, node, err, now)
+	}
+	switch resp := body.(type) {
+	case *protocol.SaslHandshakeResponse:
+		return c.handleSaslHandshake(responses, node, resp, now)
+	case *protocol.SaslAuthenticateResponse:
+		if resp.ErrorCode != 0 {
+			kerr := protocol.ErrorForCode(resp.ErrorCode)
+			if resp.ErrorMessage != nil && *resp.ErrorMessage != "" {
+				return c.authFailed(responses, node, fmt.Errorf("%w: %s", kerr, *resp.ErrorMessage), now)
+			}
+			return c.authFailed(responses, node, kerr, now)
+		}
+		if ex := c.sasl[node]; ex != nil && !ex.done {
+			return c.saslStep(responses, node, resp.AuthBytes, now)
+		}
+		c.ready(node)
+	}
+	return responses
+}
+
+// handleSaslHandshake checks the broker enables the mechanism and starts
+// the exchange.
+func (c *Client) handleSaslHandshake(responses []*ClientResponse, node int32, resp *protocol.SaslHandshakeResponse, now time.Time) []*ClientResponse {
+	if resp.ErrorCode != 0 {
+		kerr := protocol.ErrorForCode(resp.ErrorCode)
+		if errors.Is(kerr, protocol.ErrUnsupportedSaslMechanism) {
+			kerr = fmt.Errorf("the broker does not enable SASL mechanism %s; it offers %s: %w",
+				c.cfg.SASL.Name(), strings.Join(resp.Mechanisms, ", "), kerr)
+		}
+		return c.authFailed(responses, node, kerr, now)
+	}
+	n, _ := c.md.Fetch().Node(node)
+	if st := c.states.get(node); st != nil {
+		n = st.node
+	}
+	session, err := c.cfg.SASL.NewSession(n)
+	if err != nil {
+		return c.authFailed(responses, node, err, now)
+	}
+	c.sasl[node] = &saslExchange{session: session}
+	return c.saslStep(responses, node, nil, now)
+}
+
+// saslStep feeds the broker's challenge to the session and sends its
+// answer, or marks the node ready when the exchange is complete.
+func (c *Client) saslStep(responses []*ClientResponse, node int32, challenge []byte, now time.Time) []*ClientResponse {
+	ex := c.sasl[node]
+	out, done, err := ex.session.Step(challenge)
+	if err != nil {
+		return c.authFailed(responses, node, err, now)
+	}
+	ex.done = done
+	if out == nil {
+		if done {
+			c.ready(node)
+			return responses
+		}
+		out = []byte{}
+	}
+	v, err := c.chooseVersion(node, protocol.KeySaslAuthenticate)
+	if err != nil {
+		return c.authFailed(responses, node, err, now)
+	}
+	body := &protocol.SaslAuthenticateRequest{AuthBytes: out}
+	c.doSend(c.newInternalRequest(node, body, v, now), kindSaslAuthenticate, now)
+	return responses
+}
+
+// authFailed closes the connection to node for good.
+func (c *Client) authFailed(responses []*ClientResponse, node int32, err error, now time.Time) []*ClientResponse {
+	if !errors.Is(err, ErrAuthentication) {
+		err = fmt.Errorf("%w: SASL %s: %w", ErrAuthentication, c.cfg.SASL.Name(), err)
+	}
+	return c.closeConnection(responses, node, err, closeAuth, now)
+}

@@ -1,0 +1,39 @@
+// Package network is kproduce's NetworkClient: it owns the connections to
+// the brokers, negotiates API versions, authenticates with SASL, keeps the
+// in-flight requests of each connection, refreshes the cluster metadata and
+// matches responses to requests. It follows the Apache Kafka Java client
+// (NetworkClient, InFlightRequests, ClusterConnectionStates, Metadata and
+// DefaultMetadataUpdater, Selector), written the Go way: all socket I/O sits
+// behind the Selector interface, whose real implementation (SocketSelector)
+// runs goroutines per connection and posts events that Client.Poll drains.
+//
+// Invariants:
+//   - A Client is owned by one goroutine (the sender loop). Only Wakeup, and
+//     the Metadata methods documented as such, may be called from others.
+//   - Every connection attempt gets a fresh ConnID. Events are looked up by
+//     ConnID, so an event of an old connection of a node is never taken for
+//     one of its new connection; once Selector.Close(conn) returns, the
+//     selector posts no event for conn, and EventDisconnected is the last
+//     event of a connection.
+//   - The requests in flight on a connection are answered in the order they
+//     were sent: a response always completes the oldest in-flight request
+//     of its connection, and its correlation id must be that request's; a
+//     mismatch closes the connection and fails every request in flight on it.
+//   - A response may overtake the send completion of its own request; the
+//     completions still owed are counted per node, so a late completion is
+//     never credited to a newer request, and a frame's buffer is reused
+//     only after its own completion.
+//   - A node accepts a new request only when the newest request sent to it
+//     has been completely written and fewer than MaxInFlightPerConnection
+//     are in flight (Kafka's InFlightRequests.canSendMore).
+//   - Every request in flight completes exactly once: with a response, at
+//     send completion when no response is expected (acks=0), as
+//     disconnected, or as timed out. Internal requests (ApiVersions, SASL,
+//     Metadata) are consumed by the Client and never returned by Poll.
+//   - A node that failed authentication stays failed: the Client never
+//     reconnects to it and AuthenticationError reports why.
+//   - A Cluster is immutable once published; Metadata swaps snapshots
+//     atomically, so Fetch never blocks and never sees a partial update.
+//   - Backoffs and timeouts grow exponentially with the injected jitter and
+//     never exceed their configured maximum.
+package network

@@ -1,0 +1,173 @@
+package sender
+
+import (
+	"math"
+	"slices"
+
+	"github.com/kproduce/kproduce/pkg/accumulator"
+)
+
+// maxInFlightBatchesPerPartition is how many batches per partition a broker
+// remembers for deduplication.
+const maxInFlightBatchesPerPartition = 5
+
+// producerIDAndEpoch identifies an idempotent producer session.
+type producerIDAndEpoch struct {
+	id    int64
+	epoch int16
+}
+
+var noProducerID = producerIDAndEpoch{id: -1, epoch: -1}
+
+func (p producerIDAndEpoch) valid() bool { return p.id >= 0 }
+
+// partitionSequences is the idempotence state of one partition.
+type partitionSequences struct {
+	nextSequence      int32                // sequence of the next new batch
+	lastAckedSequence int32                // last sequence the broker acknowledged, -1 for none
+	unacked           []*accumulator.Batch // batches with a sequence, not yet acknowledged, sorted by base sequence
+	broken            bool                 // the sequence cannot continue under this producer id
+}
+
+// idempotence is the idempotent producer's state (the idempotent half of
+// Kafka's TransactionManager). It is owned by the Sender goroutine.
+type idempotence struct {
+	enabled    bool
+	pid        producerIDAndEpoch
+	resetting  bool // a new producer id is needed once nothing is in flight
+	partitions map[accumulator.TopicPartition]*partitionSequences
+}
+
+func newIdempotence(enabled bool) *idempotence {
+	return &idempotence{
+		enabled:    enabled,
+		pid:        noProducerID,
+		partitions: make(map[accumulator.TopicPartition]*partitionSequences),
+	}
+}
+
+func (s *idempotence) partition(tp accumulator.TopicPartition) *partitionSequences {
+	p := s.partitions[tp]
+	if p == nil {
+		p = &partitionSequences{lastAckedSequence: -1}
+		s.partitions[tp] = p
+	}
+	return p
+}
+
+// needsProducerID reports whether a producer id must be fetched before
+// anything can be drained.
+func (s *idempotence) needsProducerID() bool { return s.enabled && !s.pid.valid() }
+
+// setProducerID installs a new producer id and forgets every sequence:
+// unacknowledged batches are re-stamped when next drained.
+func (s *idempotence) setProducerID(pid producerIDAndEpoch) {
+	s.pid = pid
+	s.resetting = false
+	clear(s.partitions)
+}
+
+// canDrain is the accumulator's drain veto. It stamps a new batch with the
+// partition's next sequence, and lets a retried batch go only when it is
+// the oldest unacknowledged one of its partition, so the broker sees
+// sequences in order.
+func (s *idempotence) canDrain(b *accumulator.Batch) bool {
+	if !s.enabled {
+		return true
+	}
+	if !s.pid.valid() {
+		return false
+	}
+	p := s.partition(b.TopicPartition())
+	if b.HasSequence() && (b.ProducerID() != s.pid.id || b.ProducerEpoch() != s.pid.epoch) {
+		b.ResetProducerState() // stamped under an older producer id
+	}
+	if s.resetting && (p.broken || !b.HasSequence()) {
+		return false
+	}
+	if b.HasSequence() {
+		return len(p.unacked) > 0 && p.unacked[0] == b
+	}
+	if len(p.unacked) >= maxInFlightBatchesPerPartition {
+		return false
+	}
+	b.SetProducerState(s.pid.id, s.pid.epoch, p.nextSequence)
+	p.nextSequence = incrementSequence(p.nextSequence, int32(b.RecordCount()))
+	p.unacked = append(p.unacked, b) // sequences only grow, so this keeps the order
+	return true
+}
+
+// acked records a batch the broker acknowledged.
+func (s *idempotence) acked(b *accumulator.Batch) {
+	if !s.enabled || !b.HasSequence() {
+		return
+	}
+	p := s.partition(b.TopicPartition())
+	last := b.BaseSequence() + int32(b.RecordCount()) - 1
+	if last > p.lastAckedSequence {
+		p.lastAckedSequence = last
+	}
+	p.unacked = slices.DeleteFunc(p.unacked, func(x *accumulator.Batch) bool { return x == b })
+}
+
+// isNextSequence reports whether b is the batch the broker expects next on
+// its partition.
+func (s *idempotence) isNextSequence(b *accumulator.Batch) bool {
+	p := s.partition(b.TopicPartition())
+	return b.BaseSequence() == incrementSequence(p.lastAckedSequence, 1)
+}
+
+// abandoned records a sequenced batch that will never be acknowledged (it
+// failed for good, or its outcome is unknown). Unless it was the newest
+// batch of its partition and can simply give its sequence back, the
+// partition's sequence is broken and a new producer id is needed.
+func (s *idempotence) abandoned(b *accumulator.Batch) {
+	if !s.enabled || !b.HasSequence() || b.ProducerID() != s.pid.id {
+		return
+	}
+	p := s.partition(b.TopicPartition())
+	i := slices.Index(p.unacked, b)
+	if i < 0 {
+		return
+	}
+	p.unacked = slices.Delete(p.unacked, i, i+1)
+	if i == len(p.unacked) && incrementSequence(b.BaseSequence(), int32(b.RecordCount())) == p.nextSequence && !p.broken {
+		p.nextSequence = b.BaseSequence()
+		return
+	}
+	s.breakSequence(b.TopicPartition())
+}
+
+// breakSequence marks a partition whose sequence cannot continue: the
+// producer must get a new producer id once nothing is in flight.
+func (s *idempotence) breakSequence(tp accumulator.TopicPartition) {
+	if !s.enabled {
+		return
+	}
+	s.partition(tp).broken = true
+	s.resetting = true
+}
+
+// readyToReset reports whether a requested reset can happen now: no
+// request is in flight and no unbroken partition still has a batch that
+// can be resolved under the current producer id.
+func (s *idempotence) readyToReset(inFlightRequests int) bool {
+	if !s.resetting || inFlightRequests > 0 {
+		return false
+	}
+	for _, p := range s.partitions {
+		if !p.broken && len(p.unacked) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// incrementSequence adds n to a sequence, wrapping past MaxInt32 to 0 as
+// Kafka's DefaultRecordBatch.incrementSequence does.
+func incrementSequence(seq, n int32) int32 {
+	if seq > math.MaxInt32-n {
+		return n - (math.MaxInt32 - seq) - 1
+	}
+	return seq + n
+}

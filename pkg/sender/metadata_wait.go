@@ -1,0 +1,80 @@
+package sender
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// partitionCount returns the number of partitions of topic, waiting for
+// metadata when the topic is not known yet (Kafka's waitOnMetadata). A
+// topic whose wait already timed out fails at once until metadata knows it,
+// so a missing topic costs one wait, not one per record.
+func (p *Producer) partitionCount(ctx context.Context, topic string) (int, error) {
+	if n := p.md.Fetch().PartitionCount(topic); n > 0 {
+		return n, nil
+	}
+	p.md.AddTopic(topic)
+	p.client.Wakeup()
+	maxBlock := p.cfg.MaxBlock
+	if maxBlock <= 0 {
+		maxBlock = p.cfg.Accumulator.DeliveryTimeout
+	}
+	p.mu.Lock()
+	since, missing := p.missingSince[topic]
+	p.mu.Unlock()
+	if missing {
+		if n := p.md.Fetch().PartitionCount(topic); n > 0 {
+			return n, nil
+		}
+		return 0, p.topicMissing(topic, p.clock.Now().Sub(since))
+	}
+	timer := time.NewTimer(maxBlock)
+	defer timer.Stop()
+	start := p.clock.Now()
+	for {
+		updated := p.md.Updated()
+		cluster := p.md.Fetch()
+		if n := cluster.PartitionCount(topic); n > 0 {
+			return n, nil
+		}
+		if t, ok := cluster.Topic(topic); ok && t.Err != nil && !isRetriable(t.Err) {
+			return 0, fmt.Errorf("topic %s: %w", topic, t.Err)
+		}
+		if err := p.sender.fatalError(); err != nil {
+			return 0, err
+		}
+		select {
+		case <-updated:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-p.sender.done:
+			return 0, ErrClosed
+		case <-timer.C:
+			p.mu.Lock()
+			p.missingSince[topic] = start
+			p.mu.Unlock()
+			return 0, p.topicMissing(topic, maxBlock)
+		}
+	}
+}
+
+// topicMissing explains why a topic's metadata is not available.
+func (p *Producer) topicMissing(topic string, waited time.Duration) error {
+	err := fmt.Errorf("%w after %s: %s", ErrTopicMetadata, waited.Round(time.Millisecond), topic)
+	if t, ok := p.md.Fetch().Topic(topic); ok && t.Err != nil {
+		return fmt.Errorf("%w: %w", err, t.Err)
+	}
+	if last := p.md.LastError(); last != nil {
+		return fmt.Errorf("%w: %w", err, last)
+	}
+	return err
+}
+
+func isRetriable(err error) bool {
+	var kerr *protocol.Error
+	return errors.As(err, &kerr) && kerr.Retriable
+}

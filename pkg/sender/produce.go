@@ -1,0 +1,132 @@
+package sender
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kproduce/kproduce/pkg/accumulator"
+	"github.com/kproduce/kproduce/pkg/network"
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// produceAttachment is carried by a Produce request to its response.
+type produceAttachment struct {
+	batches []*accumulator.Batch
+}
+
+// find returns the request's batch for a partition, or nil.
+func (a *produceAttachment) find(topic string, partition int32) *accumulator.Batch {
+	for _, b := range a.batches {
+		if tp := b.TopicPartition(); tp.Partition == partition && tp.Topic == topic {
+			return b
+		}
+	}
+	return nil
+}
+
+// sendProduceRequest closes the batches (compression, CRC) and sends them to
+// node in one Produce request.
+func (s *Sender) sendProduceRequest(node int32, batches []*accumulator.Batch, now time.Time) {
+	req := &protocol.ProduceRequest{Acks: s.cfg.Acks, TimeoutMs: int32(s.cfg.RequestTimeout.Milliseconds())}
+	sent := batches[:0:0]
+	for _, b := range batches {
+		if err := b.Close(s.comp); err != nil {
+			s.idem.abandoned(b)
+			s.finish(b, -1, -1, fmt.Errorf("encode batch: %w", err))
+			continue
+		}
+		addToProduceRequest(req, b)
+		sent = append(sent, b)
+	}
+	if len(sent) == 0 {
+		return
+	}
+	att := &produceAttachment{batches: sent}
+	cr := s.client.NewClientRequest(node, req, now, s.cfg.Acks != AcksNone, s.cfg.RequestTimeout, att)
+	if err := s.client.Send(cr, now); err != nil {
+		for _, b := range sent {
+			s.completeBatch(b, fmt.Errorf("%w: %w", network.ErrDisconnected, err), -1, -1, now)
+		}
+		return
+	}
+	s.inFlight.requests++
+	for _, b := range sent {
+		s.inFlight.add(b)
+	}
+}
+
+// addToProduceRequest adds a closed batch to the request, grouping by topic.
+func addToProduceRequest(req *protocol.ProduceRequest, b *accumulator.Batch) {
+	tp := b.TopicPartition()
+	part := protocol.ProduceRequestPartition{Index: tp.Partition, Records: b.Encoded()}
+	for i := range req.Topics {
+		if req.Topics[i].Name == tp.Topic {
+			req.Topics[i].Partitions = append(req.Topics[i].Partitions, part)
+			return
+		}
+	}
+	req.Topics = append(req.Topics, protocol.ProduceRequestTopic{Name: tp.Topic, Partitions: []protocol.ProduceRequestPartition{part}})
+}
+
+// handleResponse dispatches a completed request to its handler.
+func (s *Sender) handleResponse(resp *network.ClientResponse) {
+	switch att := resp.Request.Attachment.(type) {
+	case *produceAttachment:
+		s.inFlight.requests--
+		s.handleProduceResponse(resp, att)
+	case initProducerIDAttachment:
+		s.handleInitProducerIDResponse(resp)
+	}
+}
+
+// handleProduceResponse completes each batch of a Produce request.
+func (s *Sender) handleProduceResponse(resp *network.ClientResponse, att *produceAttachment) {
+	now := resp.ReceivedAt
+	if resp.Body == nil {
+		err := resp.Err
+		if err == nil && resp.Request.ExpectResponse {
+			err = network.ErrDisconnected
+		}
+		for _, b := range att.batches {
+			s.completeBatch(b, err, -1, -1, now) // err == nil: acks=0, done once sent
+		}
+		return
+	}
+	body := resp.Body.(*protocol.ProduceResponse)
+	answered := 0
+	for _, t := range body.Topics {
+		for i := range t.Partitions {
+			p := &t.Partitions[i]
+			b := att.find(t.Name, p.Index)
+			if b == nil || !s.inFlight.has(b) {
+				continue
+			}
+			answered++
+			s.completeBatch(b, partitionError(p), p.BaseOffset, p.LogAppendTimeMs, now)
+		}
+	}
+	if answered < len(att.batches) {
+		for _, b := range att.batches {
+			if s.inFlight.has(b) {
+				s.completeBatch(b, fmt.Errorf("%w: the produce response has no answer for this partition", protocol.ErrNetworkException), -1, -1, now)
+			}
+		}
+	}
+}
+
+// partitionError is a partition's error with the broker's message, or nil.
+func partitionError(p *protocol.ProduceResponsePartition) error {
+	err := protocol.ErrorForCode(p.ErrorCode)
+	if err == nil {
+		return nil
+	}
+	if p.ErrorMessage != nil && *p.ErrorMessage != "" {
+		err = fmt.Errorf("%w (broker: %s)", err, *p.ErrorMessage)
+	}
+	for _, re := range p.RecordErrors {
+		if re.BatchIndexErrorMessage != nil {
+			err = fmt.Errorf("%w (record %d of the batch: %s)", err, re.BatchIndex+1, *re.BatchIndexErrorMessage)
+		}
+	}
+	return err
+}

@@ -1,0 +1,179 @@
+package sender
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/kproduce/kproduce/pkg/accumulator"
+	"github.com/kproduce/kproduce/pkg/network"
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// maxPollTimeout bounds one Poll so that delivery timeouts of batches that
+// cannot be sent (no leader, broker unreachable) are noticed promptly.
+const maxPollTimeout = 100 * time.Millisecond
+
+// Sender drains the accumulator into Produce requests (Kafka's Sender). Its
+// run loop is the only goroutine that touches the network client, the
+// in-flight batches and the idempotence state.
+type Sender struct {
+	cfg    *Config
+	client *network.Client
+	md     *network.Metadata
+	acc    *accumulator.Accumulator
+	clock  network.Clock
+	comp   *protocol.Compressor
+	log    zerolog.Logger
+
+	// Owned by the run goroutine.
+	idem     *idempotence
+	inFlight inFlightBatches
+	init     producerIDInit
+	lastErr  map[*accumulator.Batch]error // last retriable error of a batch, for the final report
+
+	closing     atomic.Bool           // set by Close: finish what is queued, then stop
+	forceClosed atomic.Bool           // set by a Close whose deadline passed: stop now
+	fatal       atomic.Pointer[error] // a client-fatal error; set once
+	done        chan struct{}         // closed when run returns
+}
+
+func newSender(cfg *Config, client *network.Client, acc *accumulator.Accumulator, clock network.Clock) *Sender {
+	return &Sender{
+		cfg:     cfg,
+		client:  client,
+		md:      client.Metadata(),
+		acc:     acc,
+		clock:   clock,
+		comp:    protocol.NewCompressor(),
+		log:     cfg.Logger,
+		idem:    newIdempotence(cfg.Idempotence),
+		lastErr: make(map[*accumulator.Batch]error),
+		done:    make(chan struct{}),
+	}
+}
+
+// run loops until closed: after Close it keeps going until every batch is
+// done; after a forced close it fails what is left and stops.
+func (s *Sender) run() {
+	defer close(s.done)
+	for !s.forceClosed.Load() {
+		if s.closing.Load() && !s.acc.HasIncomplete() && s.inFlight.requests == 0 {
+			break
+		}
+		s.runOnce()
+	}
+	if s.forceClosed.Load() {
+		s.failEverything(ErrClosed)
+	}
+	s.client.Close()
+}
+
+// runOnce is one turn of the loop: producer id, drain and send, poll,
+// handle the responses.
+func (s *Sender) runOnce() {
+	now := s.clock.Now()
+	if err := s.fatalError(); err != nil {
+		s.failEverything(err)
+	}
+	timeout := maxPollTimeout
+	if s.cfg.Idempotence {
+		timeout = min(timeout, s.maybeInitProducerID(now))
+	}
+	timeout = min(timeout, s.sendProducerData(now))
+	responses := s.client.Poll(timeout, s.clock.Now())
+	for _, resp := range responses {
+		s.handleResponse(resp)
+	}
+	if len(responses) > 0 && s.cfg.AfterCompletions != nil {
+		s.cfg.AfterCompletions()
+	}
+	s.checkFatal()
+}
+
+// sendProducerData drains ready batches and sends one Produce request per
+// node. It returns how long the next poll may wait.
+func (s *Sender) sendProducerData(now time.Time) time.Duration {
+	cluster := s.md.Fetch()
+	result := s.acc.Ready(cluster, now)
+	for topic := range result.UnknownLeaderTopics {
+		s.md.AddTopic(topic)
+	}
+	if len(result.UnknownLeaderTopics) > 0 {
+		s.md.RequestUpdate()
+	}
+	notReadyTimeout := time.Duration(1<<63 - 1)
+	for node := range result.ReadyNodes {
+		if !s.client.Ready(node, now) {
+			delete(result.ReadyNodes, node)
+			notReadyTimeout = min(notReadyTimeout, s.client.ConnectionDelay(node, now))
+		}
+	}
+	batches := s.acc.Drain(cluster, result.ReadyNodes, s.cfg.MaxRequestSize, now, s.idem.canDrain)
+	s.expireBatches(now)
+	for node, bs := range batches {
+		s.sendProduceRequest(node, bs, now)
+	}
+	timeout := min(result.NextReadyCheckDelay, notReadyTimeout)
+	if len(result.ReadyNodes) > 0 {
+		// More may be sendable at once (Kafka's Sender does the same).
+		timeout = 0
+	}
+	return max(timeout, 0)
+}
+
+// expireBatches fails the batches whose delivery timeout has passed, both
+// those waiting in the accumulator and those in flight.
+func (s *Sender) expireBatches(now time.Time) {
+	for _, b := range s.acc.ExpiredBatches(now) {
+		s.fail(b, s.deliveryTimeoutError(b, false))
+	}
+	for _, b := range s.inFlight.expired(now, s.cfg.Accumulator.DeliveryTimeout) {
+		// Its request is still being written or awaited: report now, but keep
+		// the memory until the request completes.
+		s.idem.abandoned(b)
+		b.Done(-1, -1, s.deliveryTimeoutError(b, true))
+		delete(s.lastErr, b)
+	}
+}
+
+// failEverything fails every queued and in-flight batch with err.
+func (s *Sender) failEverything(err error) {
+	s.acc.AbortIncompleteBatches(err)
+	for _, b := range s.inFlight.all() {
+		b.Done(-1, -1, err)
+		delete(s.lastErr, b)
+	}
+}
+
+// fatalError returns the client-fatal error, if any.
+func (s *Sender) fatalError() error {
+	if p := s.fatal.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// setFatal records the first client-fatal error and fails everything.
+func (s *Sender) setFatal(err error) {
+	if s.fatal.CompareAndSwap(nil, &err) {
+		s.log.Error().Err(err).Msg("producer cannot continue")
+		s.failEverything(err)
+	}
+}
+
+// checkFatal stops the producer when a broker refused to authenticate it
+// (SASL or TLS): retrying cannot help, so records fail at once instead of
+// at the delivery timeout.
+func (s *Sender) checkFatal() {
+	if s.fatal.Load() != nil {
+		return
+	}
+	for _, n := range s.md.Fetch().Nodes() {
+		if err := s.client.AuthenticationError(n.ID); err != nil {
+			s.setFatal(err)
+			return
+		}
+	}
+}

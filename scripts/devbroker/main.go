@@ -1,0 +1,108 @@
+// Command devbroker runs an in-process Kafka cluster (kfake) for local
+// development and manual testing of kproduce:
+//
+//	go run ./scripts/devbroker -brokers 3 -port 9092 -partitions 6 -topics test,events
+//
+// It prints "ready host:port,..." on stdout once every broker listens, and
+// runs until SIGINT or SIGTERM. Topics that do not exist are created on
+// first use with -partitions partitions. Data is kept in memory only.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "devbroker:", err)
+		os.Exit(2)
+	}
+}
+
+// config is the command line of devbroker.
+type config struct {
+	brokers    int
+	port       int
+	partitions int
+	topics     []string
+}
+
+// parseFlags parses the command line.
+func parseFlags(args []string, errOut io.Writer) (config, error) {
+	fs := flag.NewFlagSet("devbroker", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	var c config
+	var topics string
+	fs.IntVar(&c.brokers, "brokers", 1, "number of brokers")
+	fs.IntVar(&c.port, "port", 9092, "port of the first broker; the others take the next ports (0: random ports)")
+	fs.IntVar(&c.partitions, "partitions", 6, "partitions of the seeded and auto-created topics")
+	fs.StringVar(&topics, "topics", "test", "comma-separated topics to create at start")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if c.brokers < 1 || c.brokers > 64 {
+		return c, fmt.Errorf("-brokers %d: want 1 to 64", c.brokers)
+	}
+	if c.port < 0 || c.port+c.brokers-1 > 65535 {
+		return c, fmt.Errorf("-port %d: the ports of %d brokers must fit in 1-65535", c.port, c.brokers)
+	}
+	if c.partitions < 1 {
+		return c, fmt.Errorf("-partitions %d: want at least 1", c.partitions)
+	}
+	for _, t := range strings.Split(topics, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			c.topics = append(c.topics, t)
+		}
+	}
+	return c, nil
+}
+
+// run starts the cluster, prints its addresses and waits for ctx to end.
+func run(ctx context.Context, args []string, out, errOut io.Writer) error {
+	c, err := parseFlags(args, errOut)
+	if err != nil {
+		return err
+	}
+	ports := make([]int, c.brokers)
+	for i := range ports {
+		if c.port != 0 {
+			ports[i] = c.port + i
+		}
+	}
+	opts := []kfake.Opt{
+		kfake.Ports(ports...),
+		kfake.AllowAutoTopicCreation(),
+		kfake.DefaultNumPartitions(c.partitions),
+	}
+	if len(c.topics) > 0 {
+		opts = append(opts, kfake.SeedTopics(int32(c.partitions), c.topics...))
+	}
+	cluster, err := kfake.NewCluster(opts...)
+	if err != nil {
+		return fmt.Errorf("start cluster: %w", err)
+	}
+	defer cluster.Close()
+	if _, err := fmt.Fprintf(out, "ready %s\n", strings.Join(cluster.ListenAddrs(), ",")); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return nil
+}
