@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/kproduce/kproduce/pkg/network"
 )
 
 // maxConfigFileBytes bounds the size of a config file.
@@ -79,28 +81,82 @@ func loadOptions(fs *pflag.FlagSet, args []string, stderr io.Writer) (*Options, 
 			return nil, usageErrorf("config file %s: %w", path, err)
 		}
 	}
-	warnings, err := applyProperties(vals, layer.security)
+	fromX := map[string]bool{}
+	warnings, err := applyProperties(vals, layer.security, fromX)
 	if err != nil {
 		return nil, asUsageError(err)
 	}
+	js, err := resolveJavaSecurity(layer.security)
+	if err != nil {
+		return nil, asUsageError(err)
+	}
+	w, err := applyJavaSecurity(vals, js, fromX)
+	if err != nil {
+		return nil, asUsageError(err)
+	}
+	warnings = append(append(warnings, js.warnings...), w...)
 	opts, w, err := buildOptions(vals, args)
 	if err != nil {
 		return nil, err
 	}
 	opts.JavaSecurity = layer.security
+	if err := opts.finishSecurity(js); err != nil {
+		return nil, asUsageError(err)
+	}
 	opts.Logger = newLogger(stderr, opts.LogLevel)
 	for _, msg := range append(append(layer.warnings, warnings...), w...) {
 		opts.Logger.Warn().Msg(msg)
 	}
 	logOptions(opts)
+	opts.Logger.Debug().Fields(opts.Security.logFields()).Msg("security")
 	return opts, nil
+}
+
+// applyJavaSecurity applies the option values the Java security properties
+// give: those from a -X property as a viper override (the flag level),
+// unless the option's own flag was given; the others at the config file
+// level. It returns warnings for the overridden ones.
+func applyJavaSecurity(vals layeredValues, js *javaSecuritySettings, fromX map[string]bool) ([]string, error) {
+	var warnings []string
+	fileLevel := map[string]any{}
+	for _, d := range js.derived {
+		if !slices.ContainsFunc(d.props, func(p string) bool { return fromX[p] }) {
+			fileLevel[d.key] = d.value
+			continue
+		}
+		if f := vals.fs.Lookup(d.key); f != nil && f.Changed {
+			warnings = append(warnings, fmt.Sprintf("-X %s ignored for --%s: --%s was given", d.props[0], d.key, d.key))
+			continue
+		}
+		vals.v.Set(d.key, d.value)
+	}
+	if len(fileLevel) == 0 {
+		return warnings, nil
+	}
+	if err := vals.v.MergeConfigMap(fileLevel); err != nil {
+		return nil, fmt.Errorf("java security properties: %w", err)
+	}
+	return warnings, nil
+}
+
+// finishSecurity applies what only Java properties say (host name
+// verification, SASL required by security.protocol) and builds the TLS
+// configuration and the SASL mechanism.
+func (o *Options) finishSecurity(js *javaSecuritySettings) error {
+	o.Security.TLSSkipHostnameVerify = js.skipHostnameVerify
+	if strings.HasPrefix(js.protocol, "SASL_") && o.Security.SASLMechanism == "" {
+		return fmt.Errorf("security.protocol=%s needs sasl.mechanism (or --sasl-mechanism): one of %s"+
+			" (GSSAPI, Java's default, is not supported)", js.protocol, strings.Join(network.SASLMechanisms(), ", "))
+	}
+	return o.Security.build()
 }
 
 // applyProperties applies the -X properties: a mapped property becomes a
 // viper override (the flag level), unless its own flag was given on the
-// command line, which wins; security properties go into security. It
-// returns warnings for properties that are unknown, ignored or overridden.
-func applyProperties(vals layeredValues, security map[string]string) ([]string, error) {
+// command line, which wins; security properties go into security (over
+// the config file's) and their names into fromX. It returns warnings for
+// properties that are unknown, ignored or overridden.
+func applyProperties(vals layeredValues, security map[string]string, fromX map[string]bool) ([]string, error) {
 	props, err := toList(vals.Get("property"), false)
 	if err != nil {
 		return nil, fmt.Errorf("--property: %w", err)
@@ -125,6 +181,7 @@ func applyProperties(vals layeredValues, security map[string]string) ([]string, 
 			vals.v.Set(key, val)
 		case javaSecurity:
 			security[key] = val
+			fromX[key] = true
 		default:
 			warnings = append(warnings, javaWarning(kind, "-X", name))
 		}

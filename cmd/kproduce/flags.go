@@ -55,6 +55,16 @@ func optionSpecs() []optionSpec {
 		{Name: "retry-backoff", Default: "100ms", Usage: "wait `duration` before retrying a failed request"},
 		{Name: "metadata-max-age", Default: "5m", Usage: "refresh metadata at least every `duration`"},
 		{Name: "client-id", Default: "kproduce", Usage: "client `id` sent to the brokers"},
+		{Name: "tls", Default: "false", Kind: kindBool, Usage: "connect to the brokers with TLS (implied by the other --tls-* options)"},
+		{Name: "tls-ca", Usage: "PEM `file` of the CAs that sign the brokers' certificates (default: the system's)"},
+		{Name: "tls-cert", Usage: "PEM `file` of the client certificate, for brokers that require one (mutual TLS)"},
+		{Name: "tls-key", Usage: "PEM `file` of the client certificate's private key (PKCS #1, #8 or SEC 1; may be encrypted)"},
+		{Name: "tls-key-password", Usage: "`password` of an encrypted --tls-key (better: KPRODUCE_TLS_KEY_PASSWORD)"},
+		{Name: "tls-server-name", Usage: "`name` to verify the brokers' certificates against instead of the host connected to"},
+		{Name: "tls-insecure-skip-verify", Default: "false", Kind: kindBool, Usage: "do not verify the brokers' certificates (insecure: for tests only)"},
+		{Name: "sasl-mechanism", Usage: "SASL `mechanism`: PLAIN | SCRAM-SHA-256 | SCRAM-SHA-512"},
+		{Name: "sasl-username", Usage: "SASL `user` name"},
+		{Name: "sasl-password", Usage: "SASL `password` (better: KPRODUCE_SASL_PASSWORD or the config file)"},
 		{Name: "property", Short: "X", Kind: kindArray, Usage: "Java producer property `KEY=VALUE` (bootstrap.servers, acks, linger.ms, ...), repeatable"},
 		{Name: "config", NoConfig: true, Usage: "kproduce YAML `file`, or a Java producer .properties file"},
 		{Name: "output", Short: "o", Default: "text", Usage: "delivery reports on stdout: text | json | none | a `template` (%t %p %o %d %k %v %s %n %e %%)"},
@@ -101,4 +111,8 @@ const usageExamples = `  # lines from stdin; each line is a record, key and valu
   kproduce -t blobs -f file -k img a.png b.png -o '%s -> %p@%o\n'
 
   # Java producer properties: a file, or one at a time
-  kproduce -t events --config producer.properties -X linger.ms=20 < data.txt`
+  kproduce -t events --config producer.properties -X linger.ms=20 < data.txt
+
+  # TLS with a private CA, SCRAM credentials; the password from the environment
+  KPRODUCE_SASL_PASSWORD=s3cret kproduce -b kafka:9093 -t events --tls-ca ca.pem \
+    --sasl-mechanism SCRAM-SHA-512 --sasl-username alice < data.txt`

@@ -98,10 +98,19 @@ func openInputs(opts *Options, stdin io.Reader) ([]namedInput, error) {
 	return inputs, nil
 }
 
-// openInput opens one input and checks that it can be read as a stream.
+// openInput opens one input and checks that it can be read as a stream. A
+// named pipe is only checked: it is opened when first read (see
+// fifoInput).
 func openInput(name string, stdin io.Reader) (namedInput, error) {
 	if name == "-" {
 		return namedInput{Name: name, R: stdin}, nil
+	}
+	if st, err := os.Stat(name); err == nil && st.Mode()&os.ModeNamedPipe != 0 {
+		p, err := openFIFO(name)
+		if err != nil {
+			return namedInput{}, err
+		}
+		return namedInput{Name: name, R: p, c: p}, nil
 	}
 	f, err := os.Open(name)
 	if err != nil {

@@ -30,7 +30,7 @@ func TestJSONReadsKcatOutput(t *testing.T) {
 	addr := cluster.ListenAddrs()[0]
 
 	sent := produceFixtures(ctx, t, addr)
-	stored := consumeAll(ctx, t, addr, "src", len(sent))
+	stored := consumeKcatRecords(ctx, t, addr, "src", len(sent))
 
 	var out, errOut bytes.Buffer
 	cmd := exec.CommandContext(ctx, kcat, "-C", "-b", addr, "-t", "src", "-J", "-e", "-q")
@@ -70,7 +70,7 @@ func TestJSONReadsKcatOutput(t *testing.T) {
 }
 
 // consumeAll reads n records of topic from the start with kgo.
-func consumeAll(ctx context.Context, t *testing.T, addr, topic string, n int) []*kgo.Record {
+func consumeKcatRecords(ctx context.Context, t *testing.T, addr, topic string, n int) []*kgo.Record {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))

@@ -104,9 +104,14 @@ type Options struct {
 	// ClientID is sent in every request header.
 	ClientID string
 
+	// Security holds the TLS and SASL settings (flags, environment, config
+	// file and the Java security properties merged), and the TLS
+	// configuration and SASL mechanism built from them.
+	Security SecurityOptions
 	// JavaSecurity holds the Java security properties given with -X or a
 	// properties file (security.protocol, sasl.mechanism, sasl.jaas.config,
-	// ssl.*), verbatim. They may hold secrets: never log them unredacted.
+	// ssl.*), verbatim; their meaning is in Security. They may hold
+	// secrets: never log them unredacted.
 	JavaSecurity map[string]string
 
 	// Output is text, json, none or a template (containing %).
@@ -129,6 +134,7 @@ func buildOptions(vals optionValues, files []string) (*Options, []string, error)
 	r.readInput(o)
 	r.readProducer(o)
 	r.readOutput(o)
+	r.readSecurity(o)
 	checkFiles(r, files)
 	if err := r.err(); err != nil {
 		return nil, nil, asUsageError(err)

@@ -17,6 +17,8 @@ func producerConfig(opts *Options, resultRecords bool) (sender.Config, error) {
 	cfg.RequestTimeout = opts.RequestTimeout
 	cfg.Network.ClientID = opts.ClientID
 	cfg.Network.MaxInFlightPerConnection = opts.MaxInFlight
+	cfg.Network.SASL = opts.Security.SASL
+	cfg.Socket.TLS = opts.Security.TLSConfig
 	cfg.Metadata.MaxAge = opts.MetadataMaxAge
 	cfg.Metadata.RefreshBackoff = opts.RetryBackoff
 	cfg.Accumulator.BatchSize = opts.BatchSize

@@ -50,8 +50,6 @@ func (b *Batch) fireCallbacks(baseOffset, logAppendTime int64, err error) {
 			res.Err = parseErr
 		case err == nil && baseOffset >= 0:
 			res.Offset = baseOffset + int64(rec.offsetDelta)
-		case err == nil:
-			res.Offset = -1
 		}
 		if parseErr == nil {
 			res.Timestamp = b.baseTimestamp + rec.timestampDelta

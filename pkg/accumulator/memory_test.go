@@ -240,12 +240,6 @@ func TestMemoryStaysBounded(t *testing.T) {
 	}()
 	var inFlight []*Batch
 	for finished := false; !finished || a.HasIncomplete(); {
-		select {
-		case err := <-appended:
-			require.NoError(t, err)
-			finished = true
-		default:
-		}
 		rc := a.Ready(c, t0)
 		for _, bs := range a.Drain(c, rc.ReadyNodes, 1<<20, t0, nil) {
 			inFlight = append(inFlight, bs...)
@@ -254,6 +248,14 @@ func TestMemoryStaysBounded(t *testing.T) {
 		if len(inFlight) > 0 {
 			complete(t, a, inFlight[:1], 0)
 			inFlight = inFlight[1:]
+			continue
+		}
+		// Nothing queued or in flight: wait for the appender.
+		select {
+		case err := <-appended:
+			require.NoError(t, err)
+			finished = true
+		case <-a.Wakeup():
 		}
 	}
 	assert.Len(t, rec.all(), n)
@@ -306,18 +308,21 @@ func TestConcurrentAppendersAndSender(t *testing.T) {
 	go func() { wg.Wait(); close(stop) }()
 	comp := protocol.NewCompressor()
 	for stopped := false; !stopped || a.HasIncomplete(); {
-		select {
-		case <-stop:
-			stopped = true
-		case <-a.Wakeup():
-		default:
-		}
-		for _, bs := range a.Drain(c, a.Ready(c, t0).ReadyNodes, 1<<20, t0, nil) {
+		drained := a.Drain(c, a.Ready(c, t0).ReadyNodes, 1<<20, t0, nil)
+		for _, bs := range drained {
 			for _, b := range bs {
 				require.NoError(t, b.Close(comp))
 				b.Done(0, -1, nil)
 				a.Deallocate(b)
 			}
+		}
+		if len(drained) > 0 {
+			continue
+		}
+		select {
+		case <-stop:
+			stopped = true
+		case <-a.Wakeup():
 		}
 	}
 	got := rec.all()

@@ -64,56 +64,6 @@ func pick(rnd func(n int) int, n int) int32 {
 	return int32(v)
 }
 
-// murmur2Partitioner is Kafka's default partitioner before 3.3: murmur2 for
-// keyed records, a sticky random partition for the others.
-type murmur2Partitioner struct {
-	rnd    func(n int) int
-	sticky map[string]int32 // the current sticky partition per topic
-}
-
-// NewMurmur2Partitioner returns Java's default partitioner: a keyed record
-// goes to (murmur2(key) & 0x7fffffff) % n; unkeyed records stick to one
-// random partition until OnNewBatch moves them to a different random one
-// (when n > 1). rnd returns a number in [0, n); nil uses math/rand/v2.
-func NewMurmur2Partitioner(rnd func(n int) int) Partitioner {
-	return &murmur2Partitioner{rnd: orDefaultRand(rnd), sticky: make(map[string]int32)}
-}
-
-func (p *murmur2Partitioner) Partition(topic string, key []byte, n int) int32 {
-	if n < 1 {
-		return -1
-	}
-	if key != nil {
-		return (Murmur2(key) & 0x7fffffff) % int32(n)
-	}
-	if cur, ok := p.sticky[topic]; ok && cur < int32(n) {
-		return cur
-	}
-	cur := pick(p.rnd, n)
-	p.sticky[topic] = cur
-	return cur
-}
-
-// OnNewBatch moves the topic's sticky partition to another random one, if
-// it is still prevPartition (Kafka's StickyPartitionCache.nextPartition).
-func (p *murmur2Partitioner) OnNewBatch(topic string, n int, prevPartition int32) {
-	if n < 1 {
-		return
-	}
-	if cur, ok := p.sticky[topic]; ok && cur != prevPartition && cur < int32(n) {
-		return
-	}
-	next := int32(0)
-	if n > 1 {
-		next = pick(p.rnd, n-1)
-		if prevPartition >= 0 && next >= prevPartition {
-			next++
-		}
-		next %= int32(n)
-	}
-	p.sticky[topic] = next
-}
-
 // roundRobinPartitioner cycles through every partition in order, per topic.
 type roundRobinPartitioner struct {
 	next map[string]int // the next partition per topic
@@ -127,6 +77,7 @@ func NewRoundRobinPartitioner() Partitioner {
 	return &roundRobinPartitioner{next: make(map[string]int), last: make(map[string]int32)}
 }
 
+// Partition gives the topic's next partition.
 func (p *roundRobinPartitioner) Partition(topic string, _ []byte, n int) int32 {
 	if n < 1 {
 		return -1
@@ -155,6 +106,7 @@ func NewRandomPartitioner(rnd func(n int) int) Partitioner {
 	return randomPartitioner{rnd: orDefaultRand(rnd)}
 }
 
+// Partition picks a random partition.
 func (p randomPartitioner) Partition(_ string, _ []byte, n int) int32 {
 	if n < 1 {
 		return -1
@@ -162,6 +114,7 @@ func (p randomPartitioner) Partition(_ string, _ []byte, n int) int32 {
 	return pick(p.rnd, n)
 }
 
+// OnNewBatch does nothing: every record is placed afresh.
 func (randomPartitioner) OnNewBatch(string, int, int32) {}
 
 // crc32Partitioner is librdkafka's consistent_random partitioner.
@@ -175,6 +128,7 @@ func NewCRC32Partitioner(rnd func(n int) int) Partitioner {
 	return crc32Partitioner{rnd: orDefaultRand(rnd)}
 }
 
+// Partition hashes the key, or picks a random partition without one.
 func (p crc32Partitioner) Partition(_ string, key []byte, n int) int32 {
 	if n < 1 {
 		return -1
@@ -185,4 +139,5 @@ func (p crc32Partitioner) Partition(_ string, key []byte, n int) int32 {
 	return int32(crc32.ChecksumIEEE(key) % uint32(n))
 }
 
+// OnNewBatch does nothing: keyed records always hash the same way.
 func (crc32Partitioner) OnNewBatch(string, int, int32) {}

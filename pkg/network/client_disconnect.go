@@ -9,9 +9,8 @@ import (
 
 // closeConnection ends the connection to node (Kafka's
 // processDisconnection): it closes the socket, moves the node to
-// Disconnected (or AuthenticationFailed), fails the requests in flight and
-// asks for a metadata update. A connection lost while authenticating is an
-// authentication failure: some brokers close instead of answering an error.
+// Disconnected (or to the final AuthenticationFailed, see classifyClose),
+// fails the requests in flight and asks for a metadata update.
 func (c *Client) closeConnection(responses []*ClientResponse, node int32, cause error, mode closeMode, now time.Time) []*ClientResponse {
 	st := c.states.get(node)
 	if st == nil {
@@ -25,14 +24,7 @@ func (c *Client) closeConnection(responses []*ClientResponse, node int32, cause 
 	delete(c.sasl, node)
 	delete(c.sendAcksOwed, node)
 	name := st.node.String()
-	switch {
-	case mode == closeDisconnect && st.state == Authenticating:
-		mode = closeAuth
-		cause = fmt.Errorf("%w: the broker closed the connection during SASL authentication: %w", ErrAuthentication, cause)
-	case mode == closeDisconnect && st.state == CheckingAPIVersions && errors.Is(cause, io.EOF):
-		cause = fmt.Errorf("the broker closed the connection before answering ApiVersions"+
-			" (a TLS listener spoken to in plaintext, or a broker older than Kafka 0.10?): %w", cause)
-	}
+	mode, cause = c.classifyClose(node, st.state, cause, mode)
 	var err error
 	switch mode {
 	case closeDisconnect:
@@ -42,7 +34,13 @@ func (c *Client) closeConnection(responses []*ClientResponse, node int32, cause 
 	}
 	if mode == closeAuth {
 		c.states.authenticationFailed(node, now, err)
-		c.log.Error().Err(err).Msg("authentication failed")
+		msg := "cannot use the broker; not retrying"
+		if errors.Is(err, ErrAuthentication) {
+			msg = "authentication failed"
+		}
+		// Info: the failure is final and AuthenticationError hands it to
+		// the caller, who reports it once.
+		c.log.Info().Err(err).Msg(msg)
 	} else {
 		c.states.disconnected(node, now)
 		c.log.Info().Err(err).Msg("connection closed")
@@ -50,6 +48,36 @@ func (c *Client) closeConnection(responses []*ClientResponse, node int32, cause 
 	responses = c.cancelInFlightRequests(responses, node, err, mode == closeTimeout, now)
 	c.handleServerDisconnect(err, mode == closeAuth, now)
 	return responses
+}
+
+// classifyClose decides whether a lost connection ends the node for good
+// (closeAuth) and explains the cause. Final: a connection lost while
+// authenticating (some brokers close instead of answering an error), a TLS
+// failure no retry can fix, a peer that is not Kafka, and
+// earlyCloseLimit connections in a row closed before any response.
+func (c *Client) classifyClose(node int32, state ConnectionState, cause error, mode closeMode) (closeMode, error) {
+	early := mode == closeDisconnect && errors.Is(cause, ErrClosedBeforeResponse)
+	n := c.states.countEarlyClose(node, early)
+	if mode != closeDisconnect {
+		return mode, cause
+	}
+	switch {
+	case state == Authenticating:
+		mech := "SASL"
+		if c.cfg.SASL != nil {
+			mech += " " + c.cfg.SASL.Name()
+		}
+		return closeAuth, fmt.Errorf("%w: %s: the broker closed the connection during SASL authentication"+
+			" (wrong user name or password?): %w", ErrAuthentication, mech, cause)
+	case isFinalSetupFailure(cause):
+		return closeAuth, cause
+	case early && n >= earlyCloseLimit:
+		return closeAuth, fmt.Errorf("not retrying after %d connections in a row were closed before any response: %w", n, cause)
+	case !early && state == CheckingAPIVersions && errors.Is(cause, io.EOF):
+		return mode, fmt.Errorf("the broker closed the connection before answering ApiVersions"+
+			" (a TLS listener spoken to in plaintext, or a broker older than Kafka 0.10?): %w", cause)
+	}
+	return mode, cause
 }
 
 // cancelInFlightRequests fails every request in flight to node: callers'

@@ -27,10 +27,33 @@ func (c *Client) maybeUpdateMetadata(now time.Time) time.Duration {
 	}
 	node, ok := c.LeastLoadedNode(now)
 	if !ok {
+		if err := c.finalFailure(); err != nil {
+			// Every node failed for good (Kafka's Metadata.fatalError):
+			// the fetch fails with their error, which also wakes whoever
+			// waits for metadata. The refresh backoff paces the repeats.
+			c.md.Failed(err, now)
+			return max(c.md.TimeToNextUpdate(now), c.cfg.ReconnectBackoff)
+		}
 		c.log.Debug().Msg("no node available for a metadata request")
 		return c.cfg.ReconnectBackoff
 	}
 	return c.maybeUpdateMetadataFrom(node, now)
+}
+
+// finalFailure is the error of the first node when every known node
+// failed for good (AuthenticationFailed), nil otherwise.
+func (c *Client) finalFailure() error {
+	var first error
+	for _, n := range c.md.Fetch().Nodes() {
+		err := c.states.authenticationError(n.ID)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // maybeUpdateMetadataFrom sends the metadata request to node when it is

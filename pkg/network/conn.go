@@ -105,17 +105,23 @@ func (c *conn) dial(timeout time.Duration) (net.Conn, error) {
 	if c.sel.cfg.TLS == nil {
 		return nc, nil
 	}
+	return c.handshake(ctx, nc, timeout)
+}
+
+// handshake runs the TLS handshake over nc, within the connection setup
+// (ctx) and a handshake timeout of its own (see tlsHandshakeTimeout).
+func (c *conn) handshake(ctx context.Context, nc net.Conn, setupTimeout time.Duration) (net.Conn, error) {
 	cfg := c.sel.cfg.TLS.Clone()
 	if cfg.ServerName == "" {
 		cfg.ServerName = c.node.Host
 	}
+	hsTimeout := tlsHandshakeTimeout(setupTimeout)
+	hsCtx, cancel := context.WithTimeout(ctx, hsTimeout)
+	defer cancel()
 	tc := tls.Client(nc, cfg)
-	if err := tc.HandshakeContext(ctx); err != nil {
+	if err := tc.HandshakeContext(hsCtx); err != nil {
 		nc.Close()
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, fmt.Errorf("tls handshake did not complete within %v (does the listener speak TLS?): %w", timeout, err)
-		}
-		return nil, fmt.Errorf("tls handshake: %w", err)
+		return nil, handshakeError(err, ctx, hsCtx, hsTimeout)
 	}
 	return tc, nil
 }
@@ -123,10 +129,15 @@ func (c *conn) dial(timeout time.Duration) (net.Conn, error) {
 // readLoop reads size-prefixed frames and posts them. A buffered reader
 // saves a system call per response when responses arrive back to back.
 func (c *conn) readLoop(nc net.Conn) {
+	_, isTLS := nc.(*tls.Conn)
 	br := bufio.NewReaderSize(nc, readBufferSize)
 	var prefix [4]byte
-	for {
+	for received := false; ; received = true {
 		if _, err := io.ReadFull(br, prefix[:]); err != nil {
+			if !received {
+				c.fail(firstReadError(err, isTLS))
+				return
+			}
 			c.fail(readError(err, false))
 			return
 		}

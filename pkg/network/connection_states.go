@@ -55,6 +55,7 @@ type nodeConnectionState struct {
 	setupTimeout       time.Duration // connection setup timeout of the current attempt
 	throttleUntil      time.Time     // the broker asked for no request before this time
 	authErr            error
+	earlyCloses        int // ErrClosedBeforeResponse failures in a row
 }
 
 // connectionStates is Kafka's ClusterConnectionStates: the state of the
@@ -157,7 +158,7 @@ func (cs *connectionStates) authenticating(id int32) {
 func (cs *connectionStates) ready(id int32) {
 	if st := cs.nodes[id]; st != nil {
 		st.state, st.authErr = Ready, nil
-		st.failedAttempts = 0
+		st.failedAttempts, st.earlyCloses = 0, 0
 		st.reconnectBackoff = cs.reconnect.backoff(0)
 		cs.resetSetupTimeout(st)
 	}
@@ -170,6 +171,22 @@ func (cs *connectionStates) authenticationFailed(id int32, now time.Time, err er
 		st.reconnectBackoff = cs.reconnect.backoff(st.failedAttempts)
 		st.failedAttempts++
 	}
+}
+
+// countEarlyClose records a connection failure of id: an early close
+// (ErrClosedBeforeResponse) when early is set, another failure otherwise.
+// It returns the number of early closes in a row.
+func (cs *connectionStates) countEarlyClose(id int32, early bool) int {
+	st := cs.nodes[id]
+	if st == nil {
+		return 0
+	}
+	if early {
+		st.earlyCloses++
+	} else {
+		st.earlyCloses = 0
+	}
+	return st.earlyCloses
 }
 
 func (cs *connectionStates) resetSetupTimeout(st *nodeConnectionState) {

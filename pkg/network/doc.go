@@ -31,7 +31,14 @@
 //     disconnected, or as timed out. Internal requests (ApiVersions, SASL,
 //     Metadata) are consumed by the Client and never returned by Poll.
 //   - A node that failed authentication stays failed: the Client never
-//     reconnects to it and AuthenticationError reports why.
+//     reconnects to it and AuthenticationError reports why. The same holds
+//     for failures no retry can fix: a TLS handshake refused or not
+//     trusted (ErrTLSHandshake, which includes a peer that sends no TLS
+//     reply within the handshake timeout, half the connection setup
+//     timeout), a peer that is not Kafka (ErrNotKafka), and two
+//     connections in a row closed before any response
+//     (ErrClosedBeforeResponse: a listener of the other security
+//     protocol). A connection counts as ready only once authenticated.
 //   - A Cluster is immutable once published; Metadata swaps snapshots
 //     atomically, so Fetch never blocks and never sees a partial update.
 //   - Backoffs and timeouts grow exponentially with the injected jitter and

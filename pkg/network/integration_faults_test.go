@@ -167,18 +167,39 @@ func TestIntegrationTLSMismatch(t *testing.T) {
 		srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 		srv.StartTLS()
 		defer srv.Close()
-		err := clientAgainst(t, srv.Listener.Addr().String(), network.Config{}, network.SocketConfig{})
-		assert.ErrorIs(t, err, network.ErrDisconnected)
-		assert.Contains(t, err.Error(), "closed the connection before answering ApiVersions (a TLS listener spoken to in plaintext")
+		// The first hang-up may be a restarting broker: retried; the
+		// second in a row is final.
+		err := finalFailure(t, srv.Listener.Addr().String(), network.Config{}, network.SocketConfig{})
+		assert.ErrorIs(t, err, network.ErrClosedBeforeResponse)
+		assert.NotErrorIs(t, err, network.ErrDisconnected)
+		assert.Contains(t, err.Error(), "not retrying after 2 connections in a row were closed before any response")
+		assert.Contains(t, err.Error(), "(is the listener TLS? try --tls)")
 	})
 	t.Run("TLS client, plaintext kfake", func(t *testing.T) {
 		cluster := startCluster(t)
 		_, clientTLS := selfSignedTLS(t)
 		cfg := network.Config{ConnectionSetupTimeout: 300 * time.Millisecond, ConnectionSetupTimeoutMax: 300 * time.Millisecond}
-		err := clientAgainst(t, cluster.ListenAddrs()[0], cfg, network.SocketConfig{TLS: clientTLS})
-		assert.ErrorIs(t, err, network.ErrDisconnected)
-		// The selector's handshake timeout and the Client's setup timeout
-		// race; both messages point at TLS.
-		assert.Regexp(t, `does the listener speak TLS\?|a plaintext listener spoken to with TLS\?`, err.Error())
+		err := finalFailure(t, cluster.ListenAddrs()[0], cfg, network.SocketConfig{TLS: clientTLS})
+		assert.ErrorIs(t, err, network.ErrTLSHandshake)
+		assert.Contains(t, err.Error(), "sent no TLS reply within 150ms (is its listener plaintext? try without --tls)")
 	})
+}
+
+// finalFailure runs a client whose only bootstrap broker is addr until the
+// broker failed for good, checks it is not retried, and returns the error.
+func finalFailure(t *testing.T, addr string, cfg network.Config, sock network.SocketConfig) error {
+	t.Helper()
+	cfg.ReconnectBackoff, cfg.ReconnectBackoffMax = time.Millisecond, time.Millisecond
+	rc := newRealClient(t, []string{addr}, cfg, sock)
+	rc.pollUntil("a final failure", func() bool { return rc.c.AuthenticationError(-1) != nil })
+	err := rc.c.AuthenticationError(-1)
+	assert.Equal(t, network.AuthenticationFailed, rc.c.ConnectionState(-1))
+	for range 5 {
+		require.Empty(t, rc.c.Poll(5*time.Millisecond, time.Now()))
+		assert.False(t, rc.c.Ready(-1, time.Now()), "never retried")
+	}
+	assert.Equal(t, network.AuthenticationFailed, rc.c.ConnectionState(-1))
+	assert.ErrorIs(t, rc.md.LastError(), err, "the metadata reports it too")
+	assert.Contains(t, err.Error(), "bootstrap broker "+addr)
+	return err
 }

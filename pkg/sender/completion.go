@@ -22,10 +22,9 @@ var ErrDeliveryTimeout = errors.New("delivery timeout expired")
 // done, split, retried or failed (Kafka's Sender.completeBatch).
 func (s *Sender) completeBatch(b *accumulator.Batch, err error, baseOffset, logAppendTime int64, now time.Time) {
 	s.inFlight.remove(b)
+	s.unmute(b)
 	if b.IsDone() {
-		// Its outcome was reported while in flight (delivery timeout or a
-		// forced close); only the memory is left to release.
-		s.acc.Deallocate(b)
+		s.completeReported(b, err)
 		return
 	}
 	switch {
@@ -33,39 +32,133 @@ func (s *Sender) completeBatch(b *accumulator.Batch, err error, baseOffset, logA
 		s.idem.acked(b)
 		s.finish(b, baseOffset, logAppendTime, nil)
 	case isTooLarge(err) && b.RecordCount() > 1:
-		s.idem.abandoned(b)
-		n := s.acc.SplitAndReenqueue(b, now)
-		delete(s.lastErr, b)
-		s.log.Debug().Str("topic", b.TopicPartition().Topic).Int32("partition", b.TopicPartition().Partition).
-			Int("records", b.RecordCount()).Int("batches", n).Msg("batch too large; split")
+		s.tooLarge(b, err, now)
 	case s.canRetry(b, err, now):
 		s.retry(b, err, now)
+	case s.retriable(err):
+		// Out of time: report the delivery timeout with this last error.
+		s.lastErr[b] = err
+		s.idem.abandoned(b, false)
+		s.finish(b, -1, -1, s.deliveryTimeoutError(b, b.Attempts()+1, false))
 	default:
-		s.idem.abandoned(b)
-		s.finish(b, -1, -1, err)
+		s.failSent(b, err)
 	}
+}
+
+// completeReported handles the end of the request of a batch whose outcome
+// was already reported (delivery timeout while in flight, forced close):
+// the broker's answer still tells the idempotence state whether its
+// sequence was used, and its memory can now be released.
+func (s *Sender) completeReported(b *accumulator.Batch, err error) {
+	if err == nil || errors.Is(err, protocol.ErrDuplicateSequenceNumber) {
+		s.idem.acked(b)
+	} else {
+		s.idem.abandoned(b, false)
+	}
+	delete(s.lastErr, b)
+	s.acc.Deallocate(b)
+}
+
+// failSent fails a sent batch for good with the broker's error.
+func (s *Sender) failSent(b *accumulator.Batch, err error) {
+	s.idem.abandoned(b, refusedUnwritten(b, err, s.retriable(err)))
+	if s.cfg.Idempotence && errors.Is(err, protocol.ErrClusterAuthorizationFailed) {
+		// Brokers before Kafka 2.8 need IdempotentWrite on the cluster for
+		// every idempotent Produce: nothing can succeed.
+		s.finish(b, -1, -1, err)
+		s.setFatal(fmt.Errorf("idempotent produce is not authorized (%w): grant the IdempotentWrite permission or run with --idempotence=false", err))
+		return
+	}
+	s.finish(b, -1, -1, err)
+}
+
+// refusedUnwritten reports whether err proves that the broker never wrote
+// any attempt of b: b was sent once, and the broker answered with an error
+// that rejects the batch itself. Timeouts, disconnections and retriable
+// errors (REQUEST_TIMED_OUT, NOT_ENOUGH_REPLICAS_AFTER_APPEND...) leave the
+// outcome open.
+func refusedUnwritten(b *accumulator.Batch, err error, retriable bool) bool {
+	var kerr *protocol.Error
+	return b.Attempts() == 0 && !retriable && errors.As(err, &kerr) && kerr.Code > 0 && isKnownError(kerr)
+}
+
+// isKnownError reports whether kerr is one of the error codes kproduce
+// knows (ErrorForCode returns the shared value for those, a new one for a
+// code it does not know, whose meaning for the batch is unknown).
+func isKnownError(kerr *protocol.Error) bool { return protocol.ErrorForCode(kerr.Code) == kerr }
+
+// tooLarge splits a batch the broker refused as too large and puts its
+// halves back for sending. With idempotence the split batches take fresh
+// sequences at the front of the partition's queue, which keeps the order
+// only when b is the oldest unacknowledged batch of its partition and no
+// other batch of it is in flight; until then b is retried unchanged.
+// Without idempotence the order is not guaranteed anyway (more than one
+// request in flight) or the partition is muted, and b is split at once.
+func (s *Sender) tooLarge(b *accumulator.Batch, err error, now time.Time) {
+	tp := b.TopicPartition()
+	if b.HasSequence() && (!s.idem.isOldestUnacked(b) || s.inFlight.hasPartition(tp)) {
+		if s.canRetryAt(b, now) {
+			s.retry(b, err, now)
+			return
+		}
+		s.failSent(b, err)
+		return
+	}
+	s.idem.abandoned(b, true) // the same bytes are refused every time: never written
+	delete(s.lastErr, b)
+	n := s.acc.SplitAndReenqueue(b, now)
+	if n == 0 {
+		s.finish(b, -1, -1, err)
+		return
+	}
+	s.log.Debug().Str("topic", tp.Topic).Int32("partition", tp.Partition).
+		Int("records", b.RecordCount()).Int("batches", n).Msg("batch too large; split")
 }
 
 // finish completes a batch once and releases its memory.
 func (s *Sender) finish(b *accumulator.Batch, baseOffset, logAppendTime int64, err error) {
 	delete(s.lastErr, b)
-	b.Done(baseOffset, logAppendTime, err)
+	s.report(b, baseOffset, logAppendTime, err)
 	s.acc.Deallocate(b)
 }
 
-// fail completes a batch that is not in flight with err.
+// report reports a batch's outcome (once) and notes that records completed
+// in this turn.
+func (s *Sender) report(b *accumulator.Batch, baseOffset, logAppendTime int64, err error) {
+	if b.Done(baseOffset, logAppendTime, err) {
+		s.completed = true
+	}
+}
+
+// fail completes a batch that is not in flight with err. Its sequence, if
+// it has one, was used by an earlier attempt that may have been written.
 func (s *Sender) fail(b *accumulator.Batch, err error) {
-	s.idem.abandoned(b)
+	s.idem.abandoned(b, false)
 	s.finish(b, -1, -1, err)
 }
+
+// unmute lets the partition of a completed batch send again when only one
+// request per partition may be in flight.
+func (s *Sender) unmute(b *accumulator.Batch) {
+	if s.guaranteeOrder() {
+		s.acc.UnmutePartition(b.TopicPartition())
+	}
+}
+
+// guaranteeOrder is Kafka's guaranteeMessageOrder: with one request in
+// flight per connection, a partition with a batch in flight is muted, so
+// that a leader change cannot put two of its batches in flight at once.
+func (s *Sender) guaranteeOrder() bool { return s.cfg.Network.MaxInFlightPerConnection == 1 }
 
 // canRetry reports whether a failed attempt may be retried: the error is
 // retriable and the delivery timeout has not passed.
 func (s *Sender) canRetry(b *accumulator.Batch, err error, now time.Time) bool {
-	if b.Attempts() >= retries || !now.Before(b.CreatedAt().Add(s.cfg.Accumulator.DeliveryTimeout)) {
-		return false
-	}
-	return s.retriable(err)
+	return s.canRetryAt(b, now) && s.retriable(err)
+}
+
+// canRetryAt reports whether a batch has attempts and time left.
+func (s *Sender) canRetryAt(b *accumulator.Batch, now time.Time) bool {
+	return b.Attempts() < retries && now.Before(b.CreatedAt().Add(s.cfg.Accumulator.DeliveryTimeout))
 }
 
 // retriable classifies an attempt's error. Kafka marks CORRUPT_MESSAGE
@@ -109,34 +202,56 @@ func (s *Sender) retry(b *accumulator.Batch, err error, now time.Time) {
 	s.acc.Reenqueue(b, now)
 }
 
-// deliveryTimeoutError explains why a batch expired, with its last error.
-func (s *Sender) deliveryTimeoutError(b *accumulator.Batch, inFlight bool) error {
-	err := fmt.Errorf("%w (%s) after %d attempts", ErrDeliveryTimeout, s.cfg.Accumulator.DeliveryTimeout, b.Attempts())
+// deliveryTimeoutError explains why a batch expired, with its last error
+// or, for a batch never sent, why it could not be sent.
+// attempts counts the attempts made; inFlight says the last one is still
+// awaiting its answer.
+func (s *Sender) deliveryTimeoutError(b *accumulator.Batch, attempts int, inFlight bool) error {
+	err := fmt.Errorf("%w: not delivered within %s (%d attempts)", ErrDeliveryTimeout, s.cfg.Accumulator.DeliveryTimeout, attempts)
 	if inFlight {
-		err = fmt.Errorf("%w while a produce request was in flight: the record may or may not have been written", err)
+		err = fmt.Errorf("%w; the last produce request got no answer in time: the record may or may not have been written", err)
 	}
 	if last := s.lastErr[b]; last != nil {
 		return fmt.Errorf("%w; last error: %w", err, last)
 	}
-	if reason := s.noLeaderReason(b.TopicPartition()); reason != nil {
+	if reason := s.leaderReason(b.TopicPartition()); reason != nil {
 		return fmt.Errorf("%w; %w", err, reason)
 	}
 	return err
 }
 
-// noLeaderReason says why a partition has no usable leader, or nil.
-func (s *Sender) noLeaderReason(tp accumulator.TopicPartition) error {
+// leaderReason says why a partition's batches cannot be sent to its
+// leader, or nil when its leader is known and connected.
+func (s *Sender) leaderReason(tp accumulator.TopicPartition) error {
 	cluster := s.md.Fetch()
-	if _, ok := cluster.LeaderFor(tp.Topic, tp.Partition); ok {
-		return nil
+	leader, ok := cluster.LeaderFor(tp.Topic, tp.Partition)
+	if !ok {
+		if t, ok := cluster.Topic(tp.Topic); ok && t.Err != nil {
+			return fmt.Errorf("topic %s: %w", tp.Topic, t.Err)
+		}
+		if p, ok := cluster.Partition(tp.Topic, tp.Partition); ok && p.Err != nil {
+			return fmt.Errorf("no leader for %s/%d: %w", tp.Topic, tp.Partition, p.Err)
+		}
+		if err := s.md.LastError(); err != nil {
+			return fmt.Errorf("no leader known for %s/%d; last metadata error: %w", tp.Topic, tp.Partition, err)
+		}
+		return fmt.Errorf("no leader known for %s/%d", tp.Topic, tp.Partition)
 	}
-	if t, ok := cluster.Topic(tp.Topic); ok && t.Err != nil {
-		return fmt.Errorf("topic %s: %w", tp.Topic, t.Err)
+	name := fmt.Sprintf("broker %d", leader)
+	if n, ok := cluster.Node(leader); ok {
+		name = n.String()
 	}
-	if err := s.md.LastError(); err != nil {
-		return fmt.Errorf("no leader known for %s/%d; last metadata error: %w", tp.Topic, tp.Partition, err)
+	if err := s.client.AuthenticationError(leader); err != nil {
+		return fmt.Errorf("leader of %s/%d, %s: %w", tp.Topic, tp.Partition, name, err)
 	}
-	return fmt.Errorf("no leader known for %s/%d", tp.Topic, tp.Partition)
+	if st := s.client.ConnectionState(leader); st != network.Ready {
+		err := fmt.Errorf("the leader of %s/%d, %s, could not be reached (connection %s)", tp.Topic, tp.Partition, name, st)
+		if last := s.md.LastError(); last != nil {
+			err = fmt.Errorf("%w; last metadata error: %w", err, last)
+		}
+		return err
+	}
+	return nil
 }
 
 func isTooLarge(err error) bool {

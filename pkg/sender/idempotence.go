@@ -99,7 +99,7 @@ func (s *idempotence) canDrain(b *accumulator.Batch) bool {
 
 // acked records a batch the broker acknowledged.
 func (s *idempotence) acked(b *accumulator.Batch) {
-	if !s.enabled || !b.HasSequence() {
+	if !s.enabled || !b.HasSequence() || b.ProducerID() != s.pid.id || b.ProducerEpoch() != s.pid.epoch {
 		return
 	}
 	p := s.partition(b.TopicPartition())
@@ -117,12 +117,17 @@ func (s *idempotence) isNextSequence(b *accumulator.Batch) bool {
 	return b.BaseSequence() == incrementSequence(p.lastAckedSequence, 1)
 }
 
-// abandoned records a sequenced batch that will never be acknowledged (it
-// failed for good, or its outcome is unknown). Unless it was the newest
-// batch of its partition and can simply give its sequence back, the
-// partition's sequence is broken and a new producer id is needed.
-func (s *idempotence) abandoned(b *accumulator.Batch) {
-	if !s.enabled || !b.HasSequence() || b.ProducerID() != s.pid.id {
+// abandoned records a sequenced batch that will never be acknowledged
+// under the current producer id. When giveBack is true the broker is known
+// not to have written it (it refused the batch outright, or it was never
+// sent); then, if it is the newest batch of its partition, the next batch
+// simply reuses its sequence. In every other case (it may have been
+// written, or later batches already carry higher sequences) the partition's
+// sequence is broken and a new producer id is needed: reusing a sequence
+// the broker may have stored would make it drop the next batch as a
+// duplicate.
+func (s *idempotence) abandoned(b *accumulator.Batch, giveBack bool) {
+	if !s.enabled || !b.HasSequence() || b.ProducerID() != s.pid.id || b.ProducerEpoch() != s.pid.epoch {
 		return
 	}
 	p := s.partition(b.TopicPartition())
@@ -131,11 +136,23 @@ func (s *idempotence) abandoned(b *accumulator.Batch) {
 		return
 	}
 	p.unacked = slices.Delete(p.unacked, i, i+1)
-	if i == len(p.unacked) && incrementSequence(b.BaseSequence(), int32(b.RecordCount())) == p.nextSequence && !p.broken {
+	newest := i == len(p.unacked) && incrementSequence(b.BaseSequence(), int32(b.RecordCount())) == p.nextSequence
+	if giveBack && newest && !p.broken {
 		p.nextSequence = b.BaseSequence()
 		return
 	}
 	s.breakSequence(b.TopicPartition())
+}
+
+// isOldestUnacked reports whether b is the first batch of its partition
+// the broker has not acknowledged (always true without idempotence or
+// without a sequence).
+func (s *idempotence) isOldestUnacked(b *accumulator.Batch) bool {
+	if !s.enabled || !b.HasSequence() {
+		return true
+	}
+	p := s.partition(b.TopicPartition())
+	return len(p.unacked) > 0 && p.unacked[0] == b
 }
 
 // breakSequence marks a partition whose sequence cannot continue: the

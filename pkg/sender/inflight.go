@@ -64,3 +64,21 @@ func (f *inFlightBatches) all() []*accumulator.Batch {
 func (f *inFlightBatches) has(b *accumulator.Batch) bool {
 	return slices.Contains(f.batches[b.TopicPartition()], b)
 }
+
+// nextExpiry is the earliest delivery deadline of the tracked batches not
+// yet done; ok is false when there is none.
+func (f *inFlightBatches) nextExpiry(deliveryTimeout time.Duration) (deadline time.Time, ok bool) {
+	for _, list := range f.batches {
+		for _, b := range list {
+			if d := b.CreatedAt().Add(deliveryTimeout); !b.IsDone() && (!ok || d.Before(deadline)) {
+				deadline, ok = d, true
+			}
+		}
+	}
+	return deadline, ok
+}
+
+// hasPartition reports whether a batch of tp is tracked as in flight.
+func (f *inFlightBatches) hasPartition(tp accumulator.TopicPartition) bool {
+	return len(f.batches[tp]) > 0
+}

@@ -62,6 +62,10 @@ func (s *Sender) handleInitProducerIDResponse(resp *network.ClientResponse) {
 	s.init.inFlight = false
 	now := resp.ReceivedAt
 	if resp.Body == nil {
+		if errors.Is(resp.Err, network.ErrUnsupportedVersion) {
+			s.setFatal(fmt.Errorf("idempotent produce needs InitProducerId (%w): run with --idempotence=false", resp.Err))
+			return
+		}
 		s.initFailed(resp.Err, now)
 		return
 	}

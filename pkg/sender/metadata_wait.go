@@ -10,13 +10,18 @@ import (
 )
 
 // partitionCount returns the number of partitions of topic, waiting for
-// metadata when the topic is not known yet (Kafka's waitOnMetadata). A
-// topic whose wait already timed out fails at once until metadata knows it,
-// so a missing topic costs one wait, not one per record.
+// metadata when the topic is not known yet (Kafka's waitOnMetadata): each
+// metadata update that does not know the topic asks for another (after the
+// refresh backoff), since a topic being created appears only in a later
+// response. The wait ends after MaxBlock by the producer's clock, checked
+// at each update, or by a wall-clock timer when no update comes. A topic
+// whose wait already timed out fails at once until metadata knows it, so a
+// missing topic costs one wait, not one per record.
 func (p *Producer) partitionCount(ctx context.Context, topic string) (int, error) {
 	if n := p.md.Fetch().PartitionCount(topic); n > 0 {
 		return n, nil
 	}
+	start := p.clock.Now()
 	p.md.AddTopic(topic)
 	p.client.Wakeup()
 	maxBlock := p.cfg.MaxBlock
@@ -27,14 +32,10 @@ func (p *Producer) partitionCount(ctx context.Context, topic string) (int, error
 	since, missing := p.missingSince[topic]
 	p.mu.Unlock()
 	if missing {
-		if n := p.md.Fetch().PartitionCount(topic); n > 0 {
-			return n, nil
-		}
 		return 0, p.topicMissing(topic, p.clock.Now().Sub(since))
 	}
 	timer := time.NewTimer(maxBlock)
 	defer timer.Stop()
-	start := p.clock.Now()
 	for {
 		updated := p.md.Updated()
 		cluster := p.md.Fetch()
@@ -47,6 +48,10 @@ func (p *Producer) partitionCount(ctx context.Context, topic string) (int, error
 		if err := p.sender.fatalError(); err != nil {
 			return 0, err
 		}
+		if waited := p.clock.Now().Sub(start); waited >= maxBlock {
+			return 0, p.giveUpOnTopic(topic, start, waited)
+		}
+		p.md.RequestUpdate()
 		select {
 		case <-updated:
 		case <-ctx.Done():
@@ -54,12 +59,17 @@ func (p *Producer) partitionCount(ctx context.Context, topic string) (int, error
 		case <-p.sender.done:
 			return 0, ErrClosed
 		case <-timer.C:
-			p.mu.Lock()
-			p.missingSince[topic] = start
-			p.mu.Unlock()
-			return 0, p.topicMissing(topic, maxBlock)
+			return 0, p.giveUpOnTopic(topic, start, maxBlock)
 		}
 	}
+}
+
+// giveUpOnTopic remembers that topic's wait timed out and explains why.
+func (p *Producer) giveUpOnTopic(topic string, start time.Time, waited time.Duration) error {
+	p.mu.Lock()
+	p.missingSince[topic] = start
+	p.mu.Unlock()
+	return p.topicMissing(topic, waited)
 }
 
 // topicMissing explains why a topic's metadata is not available.

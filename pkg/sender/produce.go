@@ -31,7 +31,8 @@ func (s *Sender) sendProduceRequest(node int32, batches []*accumulator.Batch, no
 	sent := batches[:0:0]
 	for _, b := range batches {
 		if err := b.Close(s.comp); err != nil {
-			s.idem.abandoned(b)
+			s.idem.abandoned(b, true) // never sent
+			s.unmute(b)
 			s.finish(b, -1, -1, fmt.Errorf("encode batch: %w", err))
 			continue
 		}
@@ -124,9 +125,11 @@ func partitionError(p *protocol.ProduceResponsePartition) error {
 		err = fmt.Errorf("%w (broker: %s)", err, *p.ErrorMessage)
 	}
 	for _, re := range p.RecordErrors {
-		if re.BatchIndexErrorMessage != nil {
-			err = fmt.Errorf("%w (record %d of the batch: %s)", err, re.BatchIndex+1, *re.BatchIndexErrorMessage)
+		msg := "invalid"
+		if re.BatchIndexErrorMessage != nil && *re.BatchIndexErrorMessage != "" {
+			msg = *re.BatchIndexErrorMessage
 		}
+		err = fmt.Errorf("%w (record %d of the batch: %s)", err, re.BatchIndex+1, msg)
 	}
 	return err
 }

@@ -88,8 +88,9 @@ func newProducer(cfg Config, sel network.Selector, clock network.Clock, cb accum
 
 // Send appends a record for delivery; its outcome reaches the callback
 // with pos. It blocks while buffer memory is exhausted and while the
-// topic's partitions are unknown (at most the delivery timeout). An error
-// means the record was not accepted and the callback will not see it.
+// topic's partitions are unknown (at most MaxBlock). An error means the
+// record was not accepted and the callback will not see it: ErrClosed
+// after Close, the client-fatal error once the producer has stopped.
 func (p *Producer) Send(ctx context.Context, rec *Record, pos accumulator.Position) error {
 	if err := p.sender.fatalError(); err != nil {
 		return err
@@ -113,6 +114,13 @@ func (p *Producer) Send(ctx context.Context, rec *Record, pos accumulator.Positi
 		ts = now.UnixMilli()
 	}
 	res, err := p.append(ctx, rec, n, ts, pos, now)
+	if errors.Is(err, accumulator.ErrClosed) {
+		// Closed by Close, or by a client-fatal error.
+		if ferr := p.sender.fatalError(); ferr != nil {
+			return ferr
+		}
+		return fmt.Errorf("%w: %w", ErrClosed, err)
+	}
 	if err != nil {
 		return err
 	}

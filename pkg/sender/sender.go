@@ -32,6 +32,8 @@ type Sender struct {
 	inFlight inFlightBatches
 	init     producerIDInit
 	lastErr  map[*accumulator.Batch]error // last retriable error of a batch, for the final report
+	// completed is set when a record's outcome was reported in this turn.
+	completed bool
 
 	closing     atomic.Bool           // set by Close: finish what is queued, then stop
 	forceClosed atomic.Bool           // set by a Close whose deadline passed: stop now
@@ -66,30 +68,45 @@ func (s *Sender) run() {
 	}
 	if s.forceClosed.Load() {
 		s.failEverything(ErrClosed)
+		s.afterTurn()
 	}
 	s.client.Close()
 }
 
 // runOnce is one turn of the loop: producer id, drain and send, poll,
-// handle the responses.
+// handle the responses. Once the producer has failed it only fails what
+// is left and lets the requests in flight finish.
 func (s *Sender) runOnce() {
 	now := s.clock.Now()
 	if err := s.fatalError(); err != nil {
 		s.failEverything(err)
+		s.poll(maxPollTimeout)
+		s.afterTurn()
+		return
 	}
 	timeout := maxPollTimeout
 	if s.cfg.Idempotence {
 		timeout = min(timeout, s.maybeInitProducerID(now))
 	}
 	timeout = min(timeout, s.sendProducerData(now))
-	responses := s.client.Poll(timeout, s.clock.Now())
-	for _, resp := range responses {
+	s.poll(timeout)
+	s.checkFatal()
+	s.afterTurn()
+}
+
+// poll waits for network events and handles the completed requests.
+func (s *Sender) poll(timeout time.Duration) {
+	for _, resp := range s.client.Poll(timeout, s.clock.Now()) {
 		s.handleResponse(resp)
 	}
-	if len(responses) > 0 && s.cfg.AfterCompletions != nil {
+}
+
+// afterTurn runs the AfterCompletions hook when records completed.
+func (s *Sender) afterTurn() {
+	if s.completed && s.cfg.AfterCompletions != nil {
 		s.cfg.AfterCompletions()
 	}
-	s.checkFatal()
+	s.completed = false
 }
 
 // sendProducerData drains ready batches and sends one Produce request per
@@ -111,14 +128,31 @@ func (s *Sender) sendProducerData(now time.Time) time.Duration {
 		}
 	}
 	batches := s.acc.Drain(cluster, result.ReadyNodes, s.cfg.MaxRequestSize, now, s.idem.canDrain)
+	if s.guaranteeOrder() {
+		for _, bs := range batches {
+			for _, b := range bs {
+				s.acc.MutePartition(b.TopicPartition())
+			}
+		}
+	}
 	s.expireBatches(now)
 	for node, bs := range batches {
 		s.sendProduceRequest(node, bs, now)
 	}
-	timeout := min(result.NextReadyCheckDelay, notReadyTimeout)
-	if len(result.ReadyNodes) > 0 {
+	if len(batches) > 0 {
 		// More may be sendable at once (Kafka's Sender does the same).
-		timeout = 0
+		return 0
+	}
+	// Nothing was drained: ready nodes, if any, hold only batches the
+	// idempotence rules hold back until a response or a producer id
+	// arrives, which wakes the poll. Waiting for the next linger, backoff or
+	// expiry avoids spinning meanwhile.
+	timeout := min(result.NextReadyCheckDelay, notReadyTimeout)
+	if d, ok := s.acc.NextBatchExpiry(); ok {
+		timeout = min(timeout, d.Sub(now))
+	}
+	if d, ok := s.inFlight.nextExpiry(s.cfg.Accumulator.DeliveryTimeout); ok {
+		timeout = min(timeout, d.Sub(now))
 	}
 	return max(timeout, 0)
 }
@@ -127,22 +161,25 @@ func (s *Sender) sendProducerData(now time.Time) time.Duration {
 // those waiting in the accumulator and those in flight.
 func (s *Sender) expireBatches(now time.Time) {
 	for _, b := range s.acc.ExpiredBatches(now) {
-		s.fail(b, s.deliveryTimeoutError(b, false))
+		s.fail(b, s.deliveryTimeoutError(b, b.Attempts(), false))
 	}
 	for _, b := range s.inFlight.expired(now, s.cfg.Accumulator.DeliveryTimeout) {
-		// Its request is still being written or awaited: report now, but keep
-		// the memory until the request completes.
-		s.idem.abandoned(b)
-		b.Done(-1, -1, s.deliveryTimeoutError(b, true))
+		// Its request is still being written or awaited: report now, but
+		// keep its sequence and memory until the request completes, since
+		// the broker may still write it (completeReported).
+		s.report(b, -1, -1, s.deliveryTimeoutError(b, b.Attempts()+1, true))
 		delete(s.lastErr, b)
 	}
 }
 
 // failEverything fails every queued and in-flight batch with err.
 func (s *Sender) failEverything(err error) {
+	if s.acc.HasIncomplete() {
+		s.completed = true
+	}
 	s.acc.AbortIncompleteBatches(err)
 	for _, b := range s.inFlight.all() {
-		b.Done(-1, -1, err)
+		s.report(b, -1, -1, err)
 		delete(s.lastErr, b)
 	}
 }

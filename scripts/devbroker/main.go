@@ -6,6 +6,18 @@
 // It prints "ready host:port,..." on stdout once every broker listens, and
 // runs until SIGINT or SIGTERM. Topics that do not exist are created on
 // first use with -partitions partitions. Data is kept in memory only.
+//
+// Security, to try kproduce's TLS and SASL locally:
+//
+//	go run ./scripts/devbroker -tls -tls-dir /tmp/kp-tls -sasl SCRAM-SHA-512:alice:s3cret
+//
+// -tls generates a CA and a certificate for 127.0.0.1 and localhost, and
+// listens with TLS; the CA is written to -tls-dir (a new temporary
+// directory when empty) and its path printed as "tls-ca PATH" before the
+// ready line. -mtls also requires a client certificate signed by that CA
+// and writes one ("tls-cert PATH", "tls-key PATH"). -sasl MECH:USER:PASS
+// (repeatable; PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512) enables SASL with
+// those users.
 package main
 
 import (
@@ -18,6 +30,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 )
@@ -40,6 +53,10 @@ type config struct {
 	port       int
 	partitions int
 	topics     []string
+	tls        bool
+	mtls       bool
+	tlsDir     string
+	sasl       []saslUser
 }
 
 // parseFlags parses the command line.
@@ -52,6 +69,16 @@ func parseFlags(args []string, errOut io.Writer) (config, error) {
 	fs.IntVar(&c.port, "port", 9092, "port of the first broker; the others take the next ports (0: random ports)")
 	fs.IntVar(&c.partitions, "partitions", 6, "partitions of the seeded and auto-created topics")
 	fs.StringVar(&topics, "topics", "test", "comma-separated topics to create at start")
+	fs.BoolVar(&c.tls, "tls", false, "listen with TLS: generate a CA and a server certificate for 127.0.0.1 and localhost, print the CA path")
+	fs.BoolVar(&c.mtls, "mtls", false, "require a client certificate (implies -tls); generate one signed by the CA")
+	fs.StringVar(&c.tlsDir, "tls-dir", "", "directory for the generated CA and client certificate (default: a new temporary directory)")
+	fs.Func("sasl", "enable SASL with the user `MECH:USER:PASS` (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512; repeatable)", func(v string) error {
+		u, err := parseSASLUser(v)
+		if err == nil {
+			c.sasl = append(c.sasl, u)
+		}
+		return err
+	})
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -66,6 +93,10 @@ func parseFlags(args []string, errOut io.Writer) (config, error) {
 	}
 	if c.partitions < 1 {
 		return c, fmt.Errorf("-partitions %d: want at least 1", c.partitions)
+	}
+	c.tls = c.tls || c.mtls
+	if c.tlsDir != "" && !c.tls {
+		return c, fmt.Errorf("-tls-dir needs -tls")
 	}
 	for _, t := range strings.Split(topics, ",") {
 		if t = strings.TrimSpace(t); t != "" {
@@ -95,7 +126,11 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) error {
 	if len(c.topics) > 0 {
 		opts = append(opts, kfake.SeedTopics(int32(c.partitions), c.topics...))
 	}
-	cluster, err := kfake.NewCluster(opts...)
+	security, err := securityOpts(c, out, time.Now())
+	if err != nil {
+		return err
+	}
+	cluster, err := kfake.NewCluster(append(opts, security...)...)
 	if err != nil {
 		return fmt.Errorf("start cluster: %w", err)
 	}

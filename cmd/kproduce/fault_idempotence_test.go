@@ -1,0 +1,105 @@
+package main
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
+)
+
+// batchID is an idempotent batch's identity on the broker.
+type batchID struct {
+	producerID int64
+	sequence   int32
+}
+
+// batchOf returns the identity of the batch a Produce request carries for
+// a partition.
+func batchOf(req kmsg.Request, partition int32) (batchID, bool) {
+	pr, ok := req.(*kmsg.ProduceRequest)
+	if !ok {
+		return batchID{}, false
+	}
+	for _, tp := range pr.Topics {
+		for _, p := range tp.Partitions {
+			if p.Partition != partition {
+				continue
+			}
+			var b kmsg.RecordBatch
+			if err := b.ReadFrom(p.Records); err != nil {
+				return batchID{}, false
+			}
+			return batchID{producerID: b.ProducerID, sequence: b.FirstSequence}, true
+		}
+	}
+	return batchID{}, false
+}
+
+// duplicateOnRetry makes partition 2's leader store a batch and answer
+// REQUEST_TIMED_OUT, then answer the batch's retry with
+// DUPLICATE_SEQUENCE_NUMBER, as a broker does for a retry of a batch it
+// already holds (Kafka answers so when the batch is older than the last
+// five it caches; kfake itself answers success with the original offset).
+func duplicateOnRetry(_ *testing.T, fc *faultCluster) {
+	var mu sync.Mutex
+	var first batchID
+	captured := false
+	fc.inject(
+		kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: fc.topic, Partitions: []int32{2},
+			Err: kerr.RequestTimedOut, Count: 1, When: func(req kmsg.Request) bool {
+				if fc.produceRequests() < 10 {
+					return false
+				}
+				id, ok := batchOf(req, 2)
+				mu.Lock()
+				defer mu.Unlock()
+				first, captured = id, ok
+				return ok
+			}},
+		kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: fc.topic, Partitions: []int32{2},
+			Err: kerr.DuplicateSequenceNumber, Count: 1, When: func(req kmsg.Request) bool {
+				id, ok := batchOf(req, 2)
+				mu.Lock()
+				defer mu.Unlock()
+				return ok && captured && id == first
+			}},
+	)
+}
+
+// firstBatchRefused answers the first request carrying partition 1 with
+// NOT_ENOUGH_REPLICAS, a retriable error: nothing is stored.
+func firstBatchRefused(_ *testing.T, fc *faultCluster) {
+	fc.inject(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: fc.topic, Partitions: []int32{1},
+		Err: kerr.NotEnoughReplicas, Count: 1})
+}
+
+// idempotenceScenarios are the sequence errors an idempotent producer
+// recovers from: every record is delivered exactly once, in order.
+func idempotenceScenarios() []faultScenario {
+	return []faultScenario{
+		{name: "OUT_OF_ORDER_SEQUENCE_NUMBER", setup: produceErrors(kerr.OutOfOrderSequenceNumber, 3)},
+		{name: "UNKNOWN_PRODUCER_ID", setup: produceErrors(kerr.UnknownProducerID, 3)},
+		{name: "INVALID_PRODUCER_EPOCH", setup: produceErrors(kerr.InvalidProducerEpoch, 3)},
+		{name: "DUPLICATE_SEQUENCE_NUMBER on a retry", setup: duplicateOnRetry, exp: faultExpect{unknownOffsets: true}},
+		{
+			// Kafka before 4.5 takes any first sequence from a producer
+			// id it has no state for on a partition (KAFKA-15591): when a
+			// partition's first batch is refused, a later one in flight
+			// must not be stored in its place.
+			name:  "first batch of a partition refused, Kafka 3.9",
+			opts:  []kfake.Opt{kfake.MaxVersions(kversion.V3_9_0())},
+			setup: firstBatchRefused,
+			args:  []string{"--delivery-timeout", "8s"},
+		},
+	}
+}
+
+// TestFaultIdempotence injects the idempotent producer's sequence errors
+// on some partitions.
+func TestFaultIdempotence(t *testing.T) {
+	t.Parallel()
+	runScenarioTable(t, idempotenceScenarios(), false)
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// peerDeliveryTimeout is the --delivery-timeout of the hostile peer
+// tests: short, so a run that waits for it still ends quickly.
+const peerDeliveryTimeout = 1500 * time.Millisecond
+
+// peerMargin is what a hostile peer run may take beyond its delivery
+// timeout: connection setup, the close and printing. It is generous on
+// purpose: the point is that the run ends in bounded time, not how fast.
+const peerMargin = 5 * time.Second
+
+// peerArgs are the flags of a run against a hostile peer at addr.
+func peerArgs(addr string, extra ...string) []string {
+	args := []string{"-b", addr, "-t", "t", "--delivery-timeout", peerDeliveryTimeout.String(),
+		"--request-timeout", "1s", "--linger", "0s", "--log-level", "disabled"}
+	return append(args, extra...)
+}
+
+// peerRun runs the kproduce binary against addr with three records and checks the
+// promise for a peer that cannot take them: exit 1 in bounded time, no
+// delivery, each record read reported failed once, in order, with its
+// position and a reason matching reason, and the summary last.
+//
+// When fatal is false the producer keeps trying until the delivery timeout,
+// so all three records are read and fail. When it is true the peer is
+// recognised as unusable for good: reading stops then (the records read
+// so far fail) and one more line names the broker and the cause.
+func peerRun(t *testing.T, addr string, within time.Duration, reason *regexp.Regexp, fatal bool, extra ...string) []string {
+	t.Helper()
+	proc := startProcess(t, func(cmd *exec.Cmd) { cmd.Stdin = strings.NewReader("a\nb\nc\n") }, peerArgs(addr, extra...)...)
+	code, elapsed := proc.wait(t, within+time.Minute)
+	res := runResult{Stdout: proc.stdout.String(), Stderr: proc.stderr.String(), Code: code}
+	cpu := proc.cpuTime()
+	t.Logf("exit %d after %v (cpu %v); stderr:\n%s", res.Code, elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond), res.Stderr)
+	require.Equal(t, 1, res.Code, res.Stderr)
+	assert.Less(t, elapsed, within, "the run must end in bounded time")
+	assert.Less(t, cpu, max(elapsed/3, 200*time.Millisecond), "waiting must not spin: cpu %v in %v", cpu, elapsed)
+	assert.Empty(t, res.Stdout)
+	errs := lines(res.Stderr)
+	failures := linesWith(res.Stderr, "error: -:")
+	sort.Strings(failures)
+	if fatal {
+		require.NotEmpty(t, failures, res.Stderr)
+		require.Len(t, errs, len(failures)+2, "the records read, the cause and the summary:\n%s", res.Stderr)
+		cause := linesWith(res.Stderr, "error: bootstrap broker "+addr+": ")
+		require.Len(t, cause, 1, "one line names the broker and the cause:\n%s", res.Stderr)
+		assert.Regexp(t, reason, cause[0])
+	} else {
+		require.Len(t, failures, 3, "one line per record:\n%s", res.Stderr)
+		require.Len(t, errs, 4, "one line per record and the summary:\n%s", res.Stderr)
+	}
+	for i, l := range failures {
+		assert.Regexp(t, fmt.Sprintf(`^error: -:%d: t/-?\d+: `, i+1), l)
+		assert.Regexp(t, reason, l)
+	}
+	assert.Equal(t, fmt.Sprintf("0 delivered, %d failed", len(failures)), errs[len(errs)-1])
+	return failures
+}
+
+// TestPeersNoListener: nothing listens at the address. Every record fails
+// once the delivery timeout passes, naming the address and the refusal.
+func TestPeersNoListener(t *testing.T) {
+	t.Parallel()
+	addr := closedAddr(t)
+	peerRun(t, addr, peerDeliveryTimeout+peerMargin,
+		regexp.MustCompile(regexp.QuoteMeta(addr)+`.*connection refused`), false)
+}
+
+// TestPeersSilentListener: the port accepts connections and reads, but
+// never answers. The records fail at the delivery timeout, and the reason
+// says the broker at the address did not answer.
+func TestPeersSilentListener(t *testing.T) {
+	t.Parallel()
+	srv := newRawServer(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
+	peerRun(t, srv.addr(), peerDeliveryTimeout+peerMargin,
+		regexp.MustCompile(regexp.QuoteMeta(srv.addr())+`.*(timed out|no response)`), false)
+}
+
+// TestPeersGoHTTPServer: Go's HTTP server waits for a whole request line,
+// which a Kafka frame seldom holds, so it never replies. The reason must
+// name the address and hint that it may not be Kafka.
+func TestPeersGoHTTPServer(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(srv.Close)
+	addr := srv.Listener.Addr().String()
+	peerRun(t, addr, peerDeliveryTimeout+peerMargin,
+		regexp.MustCompile(regexp.QuoteMeta(addr)+`.*Kafka listener`), false)
+}
+
+// TestPeersHTTPBadRequest: a server that answers any garbage with an HTTP
+// 400 at once (nginx and most proxies do). The peer is not Kafka: the
+// records fail at once, not at the delivery timeout.
+func TestPeersHTTPBadRequest(t *testing.T) {
+	t.Parallel()
+	srv := newRawServer(t, func(c net.Conn) {
+		var b [1]byte
+		if _, err := c.Read(b[:]); err == nil {
+			_, _ = io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+		}
+	})
+	// A long delivery timeout: only recognising the peer ends this run.
+	peerRun(t, srv.addr(), peerMargin,
+		regexp.MustCompile(regexp.QuoteMeta(srv.addr())+`.*HTTP server`), true, "--delivery-timeout", "1m")
+}

@@ -1,0 +1,127 @@
+package sender
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// sendAsync runs Send on its own goroutine (it may block on metadata) and
+// returns its error channel, once the producer asked for the topic.
+func (f *fixture) sendAsync(ctx context.Context, rec *Record) (<-chan error, func() bool) {
+	pos := f.position()
+	errc := make(chan error, 1)
+	go func() { errc <- f.p.Send(ctx, rec, pos) }()
+	waitUntil(f.t, "Send to ask for the topic's metadata", func() bool {
+		return slices.Contains(f.p.md.Topics(), rec.Topic)
+	})
+	return errc, func() bool { return len(errc) == 0 }
+}
+
+// awaitUpdateRequest waits until the blocked Send asked for a metadata
+// update (after the last one did not know its topic).
+func (f *fixture) awaitUpdateRequest() {
+	f.t.Helper()
+	waitUntil(f.t, "Send to ask for a metadata update", func() bool {
+		return f.p.md.TimeToNextUpdate(f.now()) < time.Minute
+	})
+}
+
+// TestSendWaitsForAnUnknownTopic: Send blocks until the metadata knows the
+// topic, asking again after each update that does not (a topic being
+// created appears only later), and then the record is delivered.
+func TestSendWaitsForAnUnknownTopic(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	errc, blocked := f.sendAsync(context.Background(), &Record{Topic: "new", Partition: -1, Value: []byte("x")})
+	before := f.metadataRequests()
+	for i := 0; i < 3; i++ {
+		f.awaitUpdateRequest()
+		f.advanceStep(time.Second) // refresh backoff passed: the producer asks again
+	}
+	assert.GreaterOrEqual(t, f.metadataRequests(), before+2, "metadata fetched again while the topic is missing")
+	assert.True(t, blocked(), "Send waits while the topic is unknown")
+
+	cluster := clusterMetadata(1, map[string]int32{"t": 1, "new": 3})
+	cluster.Topics[0].Partitions[2].LeaderID = -1 // a partition without a leader does not matter
+	f.setCluster(cluster)
+	f.awaitUpdateRequest()
+	f.advanceStep(time.Second)
+	require.Equal(t, 3, f.p.md.Fetch().PartitionCount("new"))
+	require.NoError(t, receive(t, errc, "Send"))
+	f.advance(testLinger)
+	req := f.stepUntilProduce()[0]
+	f.respondAll(req, success)
+	f.step()
+	f.requireExactlyOnce()
+}
+
+// TestSendToAMissingTopic: a topic that stays unknown fails Send after
+// MaxBlock, by the producer's clock; later Sends for it fail at once, and
+// no record reaches the callback.
+func TestSendToAMissingTopic(t *testing.T) {
+	f := newFixture(t, fixtureOptions{config: func(c *Config) { c.MaxBlock = time.Minute }})
+	errc, blocked := f.sendAsync(context.Background(), &Record{Topic: "missing", Partition: -1, Value: []byte("x")})
+	f.awaitUpdateRequest()
+	f.advanceStep(time.Minute - time.Millisecond)
+	f.awaitUpdateRequest()
+	assert.True(t, blocked(), "not before MaxBlock")
+	f.advanceStep(100 * time.Millisecond) // MaxBlock passed; the next update (after the refresh backoff) ends the wait
+	err := receive(t, errc, "Send")
+	require.ErrorIs(t, err, ErrTopicMetadata)
+	assert.Contains(t, err.Error(), "missing")
+
+	done := make(chan error, 1)
+	go func() {
+		done <- f.p.Send(context.Background(), &Record{Topic: "missing", Partition: -1}, f.position())
+	}()
+	require.ErrorIs(t, receive(t, done, "a second Send"), ErrTopicMetadata, "fails fast")
+	f.mu.Lock()
+	f.nextPos -= 2 // refused records have no outcome
+	f.mu.Unlock()
+	f.requireExactlyOnce()
+}
+
+// TestSendToAnUnauthorizedTopic: a topic error that retrying cannot fix
+// fails Send at once.
+func TestSendToAnUnauthorizedTopic(t *testing.T) {
+	f := newFixture(t, fixtureOptions{cluster: func(md *protocol.MetadataResponse) {
+		name := "secret"
+		md.Topics = append(md.Topics, protocol.MetadataResponseTopic{Name: &name, ErrorCode: protocol.ErrTopicAuthorizationFailed.Code})
+	}})
+	errc, _ := f.sendAsync(context.Background(), &Record{Topic: "secret", Partition: -1, Value: []byte("x")})
+	f.awaitUpdateRequest()
+	f.advanceStep(time.Second)
+	require.ErrorIs(t, receive(t, errc, "Send"), protocol.ErrTopicAuthorizationFailed)
+}
+
+// TestSendChecksThePartitionAndSize: a partition the topic does not have,
+// and a record larger than a request, are refused by Send itself.
+func TestSendChecksThePartitionAndSize(t *testing.T) {
+	f := newFixture(t, fixtureOptions{topics: map[string]int32{"t": 2}, config: func(c *Config) { c.MaxRequestSize = 1000 }})
+	err := f.p.Send(context.Background(), &Record{Topic: "t", Partition: 2, Value: []byte("x")}, f.position())
+	require.ErrorIs(t, err, ErrUnknownPartition)
+	assert.Contains(t, err.Error(), "2 partitions")
+	err = f.p.Send(context.Background(), &Record{Topic: "t", Partition: 0, Value: make([]byte, 1000)}, f.position())
+	require.ErrorIs(t, err, ErrRecordTooLarge)
+	f.mu.Lock()
+	f.nextPos = 0
+	f.mu.Unlock()
+	f.requireNoProduce("nothing accepted")
+	f.requireExactlyOnce()
+}
+
+// TestSendWithCancelledContextWhileWaiting: a Send waiting for metadata
+// returns its context's error.
+func TestSendWithCancelledContextWhileWaiting(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	errc, _ := f.sendAsync(ctx, &Record{Topic: "new", Partition: -1})
+	cancel()
+	require.ErrorIs(t, receive(t, errc, "Send"), context.Canceled)
+}
