@@ -29,27 +29,34 @@ func sharedTempDir(t *testing.T) string {
 	return dir
 }
 
-// TestBadInputUnreadableFile checks that a file that cannot be read,
-// among readable ones, is a usage error (exit 2) naming the file, and that
-// nothing is produced, not even the records of the files before it. The
-// run is the real binary; as root it runs as nobody, since root can read
-// a file of mode 000.
+// TestBadInputUnreadableFile checks that a file or named pipe that cannot
+// be read, among readable files, is a usage error (exit 2) naming it, and
+// that nothing is produced, not even the records of the files before it.
+// The run is the real binary; as root it runs as nobody, since root can
+// read anything of mode 000.
 func TestBadInputUnreadableFile(t *testing.T) {
 	t.Parallel()
 	c := e2eCluster(t)
 	dir := sharedTempDir(t)
 	first := writeShared(t, dir, "first.txt", "a\nb\n", 0o644)
-	secret := writeShared(t, dir, "secret.txt", "s\n", 0o000)
 	last := writeShared(t, dir, "last.txt", "z\n", 0o644)
-	proc := startProcess(t, func(cmd *exec.Cmd) {
-		if os.Geteuid() == 0 {
-			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-		}
-	}, "-b", brokersFlag(c), "-t", "t", first, secret, last)
-	code, _ := proc.wait(t, time.Minute)
-	assert.Equal(t, exitUsage, code, proc.stderr.String())
-	assert.Empty(t, proc.stdout.String())
-	assert.Regexp(t, `^error: input: open `+regexp.QuoteMeta(secret)+`: permission denied\n`, proc.stderr.String())
+	secret := writeShared(t, dir, "secret.txt", "s\n", 0o000)
+	fifo := filepath.Join(dir, "secret.fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o000))
+	require.NoError(t, os.Chmod(fifo, 0o000)) // whatever the umask
+	for _, unreadable := range []string{secret, fifo} {
+		t.Run(filepath.Base(unreadable), func(t *testing.T) {
+			proc := startProcess(t, func(cmd *exec.Cmd) {
+				if os.Geteuid() == 0 {
+					cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+				}
+			}, "-b", brokersFlag(c), "-t", "t", first, unreadable, last)
+			code, _ := proc.wait(t, time.Minute)
+			assert.Equal(t, exitUsage, code, proc.stderr.String())
+			assert.Empty(t, proc.stdout.String())
+			assert.Regexp(t, `^error: input: open `+regexp.QuoteMeta(unreadable)+`: permission denied\n`, proc.stderr.String())
+		})
+	}
 	requireTopicEmpty(t, c, "t")
 }
 

@@ -23,6 +23,27 @@ func binaryValues() [][]byte {
 	return [][]byte{[]byte("\x00"), []byte("a\x00b\x00"), []byte("\xff\xfe"), []byte("\xc3\x28\xa0\xa1"), []byte("\xed\xa0\x80"), all}
 }
 
+// TestBadInputBinaryBytesLines checks the lines format byte for byte: NUL
+// bytes, invalid UTF-8 and every byte but the delimiter, a CR before it
+// included, with no key split (-K splits are covered elsewhere).
+func TestBadInputBinaryBytesLines(t *testing.T) {
+	t.Parallel()
+	c := e2eCluster(t)
+	vals := append(binaryValues(), []byte("cr\r"), []byte("\r"))
+	var in bytes.Buffer
+	for _, v := range vals {
+		in.Write(v)
+		in.WriteByte('\n')
+	}
+	res := produceTo(t, c, &in, "-t", "t", "-p", "4")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	recs := byOffset(consumeExactly(t, c, "t", len(vals)))
+	for i, v := range vals {
+		assert.True(t, bytes.Equal(v, recs[i].Value), "line %d: want %q, got %q", i+1, v, recs[i].Value)
+		assert.Nil(t, recs[i].Key, "line %d: no key", i+1)
+	}
+}
+
 // TestBadInputBinaryBytesJSON checks that raw bytes inside JSON strings
 // (NUL through \u0000, invalid UTF-8 as it is) reach the broker byte for
 // byte, in keys, values and header values.

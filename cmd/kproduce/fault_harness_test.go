@@ -16,12 +16,21 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// The fault-injection suite runs the whole command against a 3-broker kfake
-// cluster with a 6-partition topic while the cluster misbehaves, and checks
-// that every input record got exactly one outcome (see faultCheck). This
-// file holds the cluster side: listeners that know which broker they serve
-// and track the connections they accepted, and connections that can rewrite
-// or drop a broker's Produce responses.
+// The fault-injection suite (the fault_*_test.go files) runs the whole
+// command against a 3-broker kfake cluster with a 6-partition topic while
+// the cluster misbehaves, and checks that every input record got exactly
+// one outcome: delivered once, in order, at the offset reported, or failed
+// with its position and reason (see faultCheck).
+//
+// Environment:
+//   - KPRODUCE_LONG_TESTS=1 runs every scenario with 100,000 records
+//     instead of faultDefaultRecords;
+//   - KPRODUCE_FAULT_DEBUG=DIR runs the command with --log-level debug and
+//     writes each scenario's log to DIR.
+//
+// This file holds the cluster side: listeners that know which broker they
+// serve and track the connections they accepted, and connections that can
+// rewrite or drop a broker's Produce responses.
 
 // faultPartitions is the partition count of a scenario's topic.
 const faultPartitions = 6
@@ -54,6 +63,7 @@ type faultCluster struct {
 	produced  *kfake.FaultHandle // observes every Produce request
 	injected  []*kfake.FaultHandle
 	runEnd    []func()
+	mayFail   func(*faultReport) bool
 
 	// hits counts faults injected by controls and hooks.
 	hits atomic.Int64
@@ -174,6 +184,22 @@ func (fc *faultCluster) restartNode(node int32, port int) error {
 		err = fmt.Errorf("broker %d came back as %d", node, got)
 	}
 	return err
+}
+
+// setMayFail selects, for this run, records that may fail besides those
+// the scenario's expectations name (for failures that depend on which
+// broker a fault hit).
+func (fc *faultCluster) setMayFail(fn func(*faultReport) bool) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	fc.mayFail = fn
+}
+
+// runMayFail returns what setMayFail set, or nil.
+func (fc *faultCluster) runMayFail() func(*faultReport) bool {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	return fc.mayFail
 }
 
 // onRunEnd registers fn to run when the command has exited, before the

@@ -2,7 +2,9 @@ package main
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -76,13 +78,101 @@ func firstBatchRefused(_ *testing.T, fc *faultCluster) {
 		Err: kerr.NotEnoughReplicas, Count: 1})
 }
 
+// refusedAfterReset makes the producer take a new producer id (one
+// INVALID_PRODUCER_EPOCH on partition 4), then refuses, once, the first
+// batch of partition 4 sent under the new id, with a retriable error.
+func refusedAfterReset(_ *testing.T, fc *faultCluster) {
+	var mu sync.Mutex
+	firstPID := int64(-1)
+	fc.inject(
+		kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: fc.topic, Partitions: []int32{4},
+			Err: kerr.InvalidProducerEpoch, Count: 1, When: func(req kmsg.Request) bool {
+				if fc.produceRequests() < 10 {
+					return false
+				}
+				id, ok := batchOf(req, 4)
+				mu.Lock()
+				defer mu.Unlock()
+				firstPID = id.producerID
+				return ok
+			}},
+		kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: fc.topic, Partitions: []int32{4},
+			Err: kerr.NotEnoughReplicas, Count: 1, When: func(req kmsg.Request) bool {
+				id, ok := batchOf(req, 4)
+				mu.Lock()
+				defer mu.Unlock()
+				return ok && firstPID >= 0 && id.producerID != firstPID
+			}},
+	)
+}
+
+// unclearThenReset stores a batch of partition 2 and answers
+// REQUEST_TIMED_OUT (its outcome is unknown to the client), then refuses
+// the next batch of partition 2 with INVALID_RECORD, which fails it and
+// breaks the partition's sequence: the producer takes a new producer id
+// while the first batch still waits for its retry. Under the new id the
+// broker cannot recognise that retry as a duplicate.
+func unclearThenReset(_ *testing.T, fc *faultCluster) {
+	var mu sync.Mutex
+	var first batchID
+	captured := false
+	fc.inject(
+		kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: fc.topic, Partitions: []int32{2},
+			Err: kerr.RequestTimedOut, Count: 1, When: func(req kmsg.Request) bool {
+				if fc.produceRequests() < 10 {
+					return false
+				}
+				id, ok := batchOf(req, 2)
+				mu.Lock()
+				defer mu.Unlock()
+				first, captured = id, ok
+				return ok
+			}},
+		kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: fc.topic, Partitions: []int32{2},
+			Err: kerr.InvalidRecord, Count: 1, When: func(req kmsg.Request) bool {
+				id, ok := batchOf(req, 2)
+				mu.Lock()
+				defer mu.Unlock()
+				return ok && captured && id.producerID == first.producerID && id.sequence > first.sequence
+			}},
+	)
+}
+
+// slowErrors delays, by d, the first n Produce responses that refuse a
+// batch: meanwhile the client sends the partition's next batches, which
+// the broker handles after the refused one (one connection is served in
+// order). This is when a broker with no state for the producer id on that
+// partition would take a later batch first.
+func slowErrors(d time.Duration, n int) func(*faultCluster) faultHooks {
+	return func(*faultCluster) faultHooks {
+		var left atomic.Int32
+		left.Store(int32(n))
+		return faultHooks{onProduceResponse: func(_ int32, resp *kmsg.ProduceResponse) bool {
+			for _, tp := range resp.Topics {
+				for _, p := range tp.Partitions {
+					if p.ErrorCode != 0 && left.Add(-1) >= 0 {
+						time.Sleep(d)
+						return false
+					}
+				}
+			}
+			return false
+		}}
+	}
+}
+
 // idempotenceScenarios are the sequence errors an idempotent producer
 // recovers from: every record is delivered exactly once, in order.
 func idempotenceScenarios() []faultScenario {
+	slow := slowErrors(150*time.Millisecond, 4)
 	return []faultScenario{
-		{name: "OUT_OF_ORDER_SEQUENCE_NUMBER", setup: produceErrors(kerr.OutOfOrderSequenceNumber, 3)},
-		{name: "UNKNOWN_PRODUCER_ID", setup: produceErrors(kerr.UnknownProducerID, 3)},
-		{name: "INVALID_PRODUCER_EPOCH", setup: produceErrors(kerr.InvalidProducerEpoch, 3)},
+		{name: "OUT_OF_ORDER_SEQUENCE_NUMBER", setup: produceErrors(kerr.OutOfOrderSequenceNumber, 3), hooks: slow},
+		{name: "UNKNOWN_PRODUCER_ID", setup: produceErrors(kerr.UnknownProducerID, 3), hooks: slow},
+		{name: "INVALID_PRODUCER_EPOCH", setup: produceErrors(kerr.InvalidProducerEpoch, 3), hooks: slow},
+		{name: "first batch under a new producer id refused", setup: refusedAfterReset, hooks: slow,
+			args: []string{"--delivery-timeout", deliveryTimeoutArg(8 * time.Second)}, pace: 2 * time.Second},
+		{name: "unclear answer, then a new producer id", setup: unclearThenReset, hooks: slow,
+			exp: faultExpect{mayFail: onPartitions(2)}, pace: 2 * time.Second},
 		{name: "DUPLICATE_SEQUENCE_NUMBER on a retry", setup: duplicateOnRetry, exp: faultExpect{unknownOffsets: true}},
 		{
 			// Kafka before 4.5 takes any first sequence from a producer
@@ -92,7 +182,8 @@ func idempotenceScenarios() []faultScenario {
 			name:  "first batch of a partition refused, Kafka 3.9",
 			opts:  []kfake.Opt{kfake.MaxVersions(kversion.V3_9_0())},
 			setup: firstBatchRefused,
-			args:  []string{"--delivery-timeout", "8s"},
+			hooks: slow,
+			args:  []string{"--delivery-timeout", deliveryTimeoutArg(8 * time.Second)},
 		},
 	}
 }

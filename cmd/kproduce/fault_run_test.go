@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,6 +21,10 @@ import (
 // instead of the default faultDefaultRecords (the default keeps the suite
 // within a few minutes under the race detector on two cores).
 const faultLongEnv = "KPRODUCE_LONG_TESTS"
+
+// faultDebugEnv names a directory: each scenario then runs with
+// --log-level debug and its log is written there.
+const faultDebugEnv = "KPRODUCE_FAULT_DEBUG"
 
 const (
 	faultDefaultRecords = 12_000
@@ -34,12 +40,61 @@ func faultRecordCount() int {
 	return faultDefaultRecords
 }
 
+// faultDeliveryTimeout is the --delivery-timeout of a scenario whose
+// records are meant to fail after about d: d, or four times d with
+// faultLongEnv, whose larger input takes longer to send under the race
+// detector (the other records must not run out of time).
+func faultDeliveryTimeout(d time.Duration) time.Duration {
+	if os.Getenv(faultLongEnv) == "1" {
+		return 4 * d
+	}
+	return d
+}
+
+// deliveryTimeoutArg is faultDeliveryTimeout as a flag value.
+func deliveryTimeoutArg(d time.Duration) string { return faultDeliveryTimeout(d).String() }
+
 // faultInput is a scenario's input: keyed lines "KEY\tVALUE". Every value
 // is unique and starts with its line number, so a record read back names
 // the input line it came from.
 type faultInput struct {
 	keys, values []string // index: line number - 1
 	stdin        []byte
+	// pace, when set, spreads the input over about that long, so that
+	// records keep arriving while faults happen.
+	pace time.Duration
+}
+
+// reader returns the input as the command reads it.
+func (in *faultInput) reader() io.Reader {
+	if in.pace <= 0 {
+		return bytes.NewReader(in.stdin)
+	}
+	const chunk = 4 << 10
+	chunks := (len(in.stdin) + chunk - 1) / chunk
+	return &pacedReader{data: in.stdin, chunk: chunk, every: in.pace / time.Duration(chunks)}
+}
+
+// pacedReader serves its data a chunk at a time, a chunk every so often.
+type pacedReader struct {
+	data  []byte
+	chunk int
+	every time.Duration
+	next  time.Time
+}
+
+// Read waits for the next chunk's time and serves it.
+func (r *pacedReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	if wait := time.Until(r.next); wait > 0 {
+		time.Sleep(wait)
+	}
+	r.next = time.Now().Add(r.every)
+	n := copy(p, r.data[:min(r.chunk, len(r.data))])
+	r.data = r.data[n:]
+	return n, nil
 }
 
 // newFaultInput makes n lines over distinctKeys keys.
@@ -114,19 +169,29 @@ type faultOutcome struct {
 // runFault runs kproduce on in's lines with the base flags plus args.
 func runFault(t *testing.T, fc *faultCluster, in *faultInput, args ...string) *faultOutcome {
 	t.Helper()
-	start := time.Now()
-	if os.Getenv("KPRODUCE_FAULT_DEBUG") != "" {
+	debugDir := os.Getenv(faultDebugEnv)
+	if debugDir != "" {
 		args = append(args, "--log-level", "debug")
 	}
-	res := runKproduce(t, bytes.NewReader(in.stdin), append(faultBaseArgs(fc), args...)...)
-	if dir := os.Getenv("KPRODUCE_FAULT_DEBUG"); dir != "" {
-		_ = os.WriteFile(dir+"/"+strings.ReplaceAll(t.Name(), "/", "_")+".log", []byte(res.Stderr), 0o600)
-	}
+	start := time.Now()
+	res := runKproduce(t, in.reader(), append(faultBaseArgs(fc), args...)...)
 	out := &faultOutcome{res: res, elapsed: time.Since(start)}
+	endStart := time.Now()
 	fc.runEnded()
+	if d := time.Since(endStart); d > 5*time.Second {
+		t.Logf("the end of the run took %s", d.Round(time.Millisecond))
+	}
+	if debugDir != "" {
+		name := filepath.Join(debugDir, strings.ReplaceAll(t.Name(), "/", "_")+".log")
+		require.NoError(t, os.WriteFile(name, []byte(res.Stderr), 0o600))
+	}
 	require.NotContains(t, res.Stderr, "panic", "stderr")
 	out.reports = parseFaultReports(t, res, fc.topic, len(in.keys))
+	consumeStart := time.Now()
 	out.topic = consumeTopic(t, fc)
+	if d := time.Since(consumeStart); d > 5*time.Second {
+		t.Logf("reading the topic back took %s", d.Round(time.Millisecond))
+	}
 	return out
 }
 

@@ -312,40 +312,55 @@ func (j *jsonReader) headerEntry() error {
 	if err := p.expect('{', "a header object"); err != nil {
 		return err
 	}
-	var key string
-	hasKey, value := false, span{null: true}
-	for p.peek() != '}' {
-		name, err := p.str()
-		if err == nil {
-			err = p.expect(':', "':' after an object key")
-		}
-		if err != nil {
-			return err
-		}
-		switch string(p.bytes(name)) {
-		case "key":
-			key, err = j.headerKey()
-			hasKey = err == nil
-		case "value":
-			value, err = p.value()
-		default:
-			err = p.skip()
-		}
-		if err != nil {
-			return err
-		}
-		if p.peek() == ',' {
-			p.pos++
-		} else if p.peek() != '}' {
-			return p.errorf("expected ',' or '}'")
+	e := headerEntryFields{value: span{null: true}}
+	if p.peek() == '}' {
+		p.pos++
+	} else {
+		// Each comma must be followed by a member: `{"key":"k",}` is not JSON.
+		for done := false; !done; {
+			if err := j.headerEntryMember(&e); err != nil {
+				return err
+			}
+			var err error
+			if done, err = j.nextElement('}'); err != nil {
+				return err
+			}
 		}
 	}
-	p.pos++
-	if !hasKey {
+	if !e.hasKey {
 		return p.errorf(`a header object needs a "key"`)
 	}
-	j.fields.headers = append(j.fields.headers, jsonHeader{key: key, value: value})
+	j.fields.headers = append(j.fields.headers, jsonHeader{key: e.key, value: e.value})
 	return nil
+}
+
+// headerEntryFields are the fields of a {"key":..,"value":..} header.
+type headerEntryFields struct {
+	key    string
+	hasKey bool
+	value  span
+}
+
+// headerEntryMember parses one member of a header object into e.
+func (j *jsonReader) headerEntryMember(e *headerEntryFields) error {
+	p := &j.scan
+	name, err := p.str()
+	if err == nil {
+		err = p.expect(':', "':' after an object key")
+	}
+	if err != nil {
+		return err
+	}
+	switch string(p.bytes(name)) {
+	case "key":
+		e.key, err = j.headerKey()
+		e.hasKey = err == nil
+	case "value":
+		e.value, err = p.value()
+	default:
+		err = p.skip()
+	}
+	return err
 }
 
 // headerKey reads a header key (a string).

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,7 +168,9 @@ func (p *process) trackPeakRSS(t testing.TB) func() int64 {
 		tick := time.NewTicker(10 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if hwm, ok := readVmHWM(status); ok {
+			// A sample taken once the process was reaped may be of
+			// another process that got its id: it is dropped.
+			if hwm, ok := readVmHWM(status); ok && !p.exited() {
 				peak.Store(max(peak.Load(), hwm))
 			}
 			select {
@@ -198,9 +199,4 @@ func readVmHWM(path string) (int64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// drainPipe copies r to io.Discard in the background until it ends.
-func drainPipe(r io.Reader) {
-	go func() { _, _ = io.Copy(io.Discard, r) }()
 }

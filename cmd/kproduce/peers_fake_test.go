@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"strconv"
 	"sync"
 	"testing"
 
@@ -142,7 +141,7 @@ type peerConn struct {
 	net.Conn
 }
 
-// respond writes resp as the answer to the request with header h, at the
+// respondAs writes resp as the answer to the request with header h, at the
 // request's version, with correlation id corr.
 func (c *peerConn) respondAs(h *protocol.RequestHeader, corr int32, resp protocol.Response) bool {
 	w := protocol.NewWriter(nil)
@@ -199,22 +198,10 @@ func peerMetadata(p *fakePeer, req *protocol.MetadataRequest, partitions int, le
 	return resp
 }
 
-// answerHandshake answers ApiVersions like a broker would; it returns
-// true when h was an ApiVersions request (answered, or failed to write).
-func answerHandshake(c *peerConn, h *protocol.RequestHeader) (handled, ok bool) {
-	if h.APIKey != protocol.KeyApiVersions {
-		return false, true
-	}
-	return true, c.respond(h, peerAPIVersions())
-}
-
 // frameOf returns a raw frame: the size prefix then payload.
 func frameOf(size int32, payload []byte) []byte {
 	return append(binary.BigEndian.AppendUint32(nil, uint32(size)), payload...)
 }
-
-// itoa is strconv.Itoa for int32.
-func itoa(v int32) string { return strconv.Itoa(int(v)) }
 
 // rawServer accepts connections on loopback and runs handle on each, for
 // peers that do not speak Kafka at all.

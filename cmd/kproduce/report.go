@@ -47,8 +47,11 @@ type reporter struct {
 	line      []byte        // reused to format one report
 	delivered int64
 	failed    int64
-	writeErr  error // the first stdout write error
-	verbose   bool
+	writeErr  error // the first error writing reports (see WriteErr)
+	// errReports says a failure report was written to stderr: from then on
+	// a stderr write error loses reports.
+	errReports bool
+	verbose    bool
 }
 
 // newReporter returns a reporter for format: text, json, none or a template
@@ -98,7 +101,7 @@ func (r *reporter) Report(rep *report) {
 		r.writeOut(r.line)
 	case rep.Err != nil:
 		r.line = appendTextError(r.line[:0], rep)
-		_, _ = r.errOut.Write(r.line) // stderr errors cannot be reported anywhere
+		r.writeErrOut(r.line)
 	case r.format == outputText:
 		r.line = appendTextReport(r.line[:0], rep)
 		r.writeOut(r.line)
@@ -119,8 +122,27 @@ func (r *reporter) writeOut(b []byte) {
 	}
 }
 
+// writeErrOut writes a failure report to stderr. An error (stderr is a
+// closed pipe, as in `kproduce ... 2>&1 | head -1`) is remembered like a
+// stdout error, since the report is lost: the run then stops reading.
+// r.mu must be held.
+func (r *reporter) writeErrOut(b []byte) {
+	r.errReports = true
+	if _, err := r.errOut.Write(b); err != nil {
+		r.failErrOut(err)
+	}
+}
+
+// failErrOut records a stderr write error that lost failure reports.
+// r.mu must be held.
+func (r *reporter) failErrOut(err error) {
+	if r.writeErr == nil && r.errReports {
+		r.writeErr = fmt.Errorf("write failure reports: %w", err)
+	}
+}
+
 // Flush writes what is buffered to stdout and stderr. It returns the first
-// stdout write error.
+// error writing reports (see WriteErr).
 func (r *reporter) Flush() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -129,7 +151,9 @@ func (r *reporter) Flush() error {
 			r.writeErr = fmt.Errorf("write reports: %w", err)
 		}
 	}
-	_ = r.errOut.Flush()
+	if err := r.errOut.Flush(); err != nil {
+		r.failErrOut(err)
+	}
 	return r.writeErr
 }
 
@@ -140,8 +164,9 @@ func (r *reporter) Counts() (delivered, failed int64) {
 	return r.delivered, r.failed
 }
 
-// WriteErr returns the first error writing to stdout (e.g. EPIPE when the
-// reader of a pipe went away), nil when there was none.
+// WriteErr returns the first error writing reports (e.g. EPIPE when the
+// reader of a pipe went away): to stdout, or failure reports to stderr;
+// nil when there was none.
 func (r *reporter) WriteErr() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

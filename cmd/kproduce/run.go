@@ -61,6 +61,9 @@ func runProduce(ctx context.Context, opts *Options, s Streams) int {
 	select {
 	case <-readDone:
 	case <-ctx.Done():
+	case <-run.prod.Stopped():
+		// Authentication or TLS failed for good: a reader waiting on an idle
+		// pipe must not keep the run alive.
 	}
 	run.close(ctx, readDone)
 	stopFlusher()
@@ -148,7 +151,7 @@ func (r *producerRun) finish(ctx context.Context) int {
 	switch {
 	case interrupted:
 		return exitInterrupted
-	case failed > 0 || r.rep.WriteErr() != nil || r.readErr.Load():
+	case failed > 0 || r.prod.FatalError() != nil || r.rep.WriteErr() != nil || r.readErr.Load():
 		return exitFailed
 	}
 	return exitOK

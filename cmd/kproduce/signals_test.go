@@ -96,36 +96,46 @@ func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) 
 
 // TestSignalsInterruptMidStream sends SIGINT, then SIGTERM in another run,
 // to the real binary while records flow in through an open pipe and the
-// brokers hold the produce requests after the first few: the run exits
-// 130 within --close-timeout and a margin, and every record read is
-// reported exactly once, delivered (and stored) or failed with a reason
-// saying the run was interrupted.
+// brokers hold the produce requests after the first few: the flush after
+// the signal waits for --close-timeout (1 s given for SIGINT, the default
+// 5 s for SIGTERM), not less and not much more; the run exits 130; and
+// every record read is reported exactly once, delivered (and stored) or
+// failed with a reason saying the run was interrupted.
 func TestSignalsInterruptMidStream(t *testing.T) {
 	t.Parallel()
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
+	cases := []struct {
+		sig          syscall.Signal
+		closeTimeout time.Duration
+		args         []string
+	}{
+		{syscall.SIGINT, time.Second, []string{"--close-timeout", "1s"}},
+		{syscall.SIGTERM, 5 * time.Second, nil}, // the default
+	}
+	for _, tc := range cases {
+		t.Run(tc.sig.String(), func(t *testing.T) {
 			t.Parallel()
 			c := e2eCluster(t)
 			produces := heldProduces(t, c, 3)
-			const closeTimeout = time.Second
 			var stdin io.WriteCloser
 			proc := startProcess(t, func(cmd *exec.Cmd) {
 				var err error
 				stdin, err = cmd.StdinPipe()
 				require.NoError(t, err)
-			}, "-b", brokersFlag(c), "-t", "t", "--linger", "0s", "-o", "json",
-				"--close-timeout", closeTimeout.String())
+			}, append([]string{"-b", brokersFlag(c), "-t", "t", "--linger", "0s", "-o", "json"}, tc.args...)...)
 			feed := startFeeder(stdin)
 			defer feed.halt()
-			waitFor(t, streamWait, "held produce requests", func() bool { return produces.Load() > 6 })
+			waitFor(t, streamWait, "a held produce request and records behind it", func() bool {
+				return produces.Load() > 3 && feed.written.Load() > 50
+			})
 			sent := time.Now()
-			proc.signal(t, sig)
+			proc.signal(t, tc.sig)
 			code, _ := proc.wait(t, time.Minute)
 			took := time.Since(sent)
 			feed.halt()
-			t.Logf("%v: exit %d %v after the signal; %d records written", sig, code, took.Round(time.Millisecond), feed.written.Load())
+			t.Logf("%v: exit %d %v after the signal; %d records written", tc.sig, code, took.Round(time.Millisecond), feed.written.Load())
 			assert.Equal(t, exitInterrupted, code, proc.stderr.String())
-			assert.Less(t, took, closeTimeout+signalMargin)
+			assert.Greater(t, took, tc.closeTimeout-100*time.Millisecond, "the flush waits for the close timeout")
+			assert.Less(t, took, tc.closeTimeout+signalMargin, "and no longer")
 			delivered := assertEachReadRecordReported(t, proc, int(feed.written.Load()))
 			assert.Equal(t, fmt.Sprintf("%d delivered, %d failed", delivered, countFailedJSON(t, proc)),
 				strings.TrimSpace(proc.stderr.String()))
@@ -152,6 +162,7 @@ func assertEachReadRecordReported(t *testing.T, proc *process, written int) int 
 		}
 		assert.Regexp(t, `interrupted|producer closed before the record was delivered`, *r.Error)
 	}
+	t.Logf("%d records reported, %d delivered, %d written", len(reps), delivered, written)
 	assert.LessOrEqual(t, len(seen), written)
 	for n := int64(1); n <= int64(len(seen)); n++ {
 		assert.Equal(t, 1, seen[n], "reports of record %d", n)
@@ -247,7 +258,7 @@ func TestSignalsClosedStdout(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, stdout.Close())
 			closed := time.Now()
-			code, _ := proc.wait(t, time.Minute)
+			code, _ := proc.wait(t, 2*streamWait)
 			t.Logf("exit %d %v after stdout closed; first report %q; stderr %q", code,
 				time.Since(closed).Round(time.Millisecond), first, proc.stderr.String())
 			assert.Equal(t, exitFailed, code, "exit 1, not death by SIGPIPE (-1)")
@@ -258,4 +269,35 @@ func TestSignalsClosedStdout(t *testing.T) {
 			assert.NotContains(t, proc.stderr.String(), "goroutine ")
 		})
 	}
+}
+
+// TestSignalsClosedStdoutAndStderr is `kproduce ... 2>&1 | head -1` when
+// every record fails: nothing is ever written to stdout, and the failure
+// reports on stderr go into the closed pipe. The run must notice that its
+// reports cannot be written, stop reading the endless input and exit 1.
+func TestSignalsClosedStdoutAndStderr(t *testing.T) {
+	t.Parallel()
+	c := e2eCluster(t)
+	var stdin io.WriteCloser
+	var out io.ReadCloser
+	proc := startProcess(t, func(cmd *exec.Cmd) {
+		var err error
+		stdin, err = cmd.StdinPipe()
+		require.NoError(t, err)
+		cmd.Stdout = nil
+		out, err = cmd.StdoutPipe()
+		require.NoError(t, err)
+		cmd.Stderr = cmd.Stdout // 2>&1
+	}, "-b", brokersFlag(c), "-t", "t", "-p", "99")
+	feed := startFeeder(stdin)
+	defer feed.halt()
+	first, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err)
+	assert.Regexp(t, `^error: -:1: t/99: `, first)
+	require.NoError(t, out.Close())
+	closed := time.Now()
+	code, _ := proc.wait(t, 2*streamWait)
+	t.Logf("exit %d %v after the pipe closed; %d records written", code, time.Since(closed).Round(time.Millisecond), feed.written.Load())
+	assert.Equal(t, exitFailed, code, "exit 1, not death by SIGPIPE (-1)")
+	assert.Less(t, time.Since(closed), streamWait, "reading stops")
 }

@@ -27,10 +27,18 @@ func (s *Sender) completeBatch(b *accumulator.Batch, err error, baseOffset, logA
 		s.completeReported(b, err)
 		return
 	}
+	if err != nil && outcomeUnknown(err) {
+		s.maybeWritten[b] = struct{}{}
+	}
 	switch {
-	case err == nil || errors.Is(err, protocol.ErrDuplicateSequenceNumber):
+	case err == nil:
 		s.idem.acked(b)
 		s.finish(b, baseOffset, logAppendTime, nil)
+	case errors.Is(err, protocol.ErrDuplicateSequenceNumber):
+		// The broker holds the batch but no longer knows where: delivered,
+		// at an unknown offset.
+		s.idem.acked(b)
+		s.finish(b, -1, -1, nil)
 	case isTooLarge(err) && b.RecordCount() > 1:
 		s.tooLarge(b, err, now)
 	case s.canRetry(b, err, now):
@@ -38,7 +46,7 @@ func (s *Sender) completeBatch(b *accumulator.Batch, err error, baseOffset, logA
 	case s.retriable(err):
 		// Out of time: report the delivery timeout with this last error.
 		s.lastErr[b] = err
-		s.idem.abandoned(b, false)
+		s.idem.abandoned(b, !s.mayBeWritten(b))
 		s.finish(b, -1, -1, s.deliveryTimeoutError(b, b.Attempts()+1, false))
 	default:
 		s.failSent(b, err)
@@ -56,12 +64,17 @@ func (s *Sender) completeReported(b *accumulator.Batch, err error) {
 		s.idem.abandoned(b, false)
 	}
 	delete(s.lastErr, b)
+	delete(s.maybeWritten, b)
 	s.acc.Deallocate(b)
 }
 
-// failSent fails a sent batch for good with the broker's error.
+// failSent fails a sent batch for good with the broker's error, saying so
+// when an attempt may have been written nonetheless.
 func (s *Sender) failSent(b *accumulator.Batch, err error) {
-	s.idem.abandoned(b, refusedUnwritten(b, err, s.retriable(err)))
+	s.idem.abandoned(b, !s.mayBeWritten(b))
+	if s.mayBeWritten(b) {
+		err = fmt.Errorf("%w; an attempt got no clear answer: %s", err, maybeWrittenNote)
+	}
 	if s.cfg.Idempotence && errors.Is(err, protocol.ErrClusterAuthorizationFailed) {
 		// Brokers before Kafka 2.8 need IdempotentWrite on the cluster for
 		// every idempotent Produce: nothing can succeed.
@@ -71,21 +84,6 @@ func (s *Sender) failSent(b *accumulator.Batch, err error) {
 	}
 	s.finish(b, -1, -1, err)
 }
-
-// refusedUnwritten reports whether err proves that the broker never wrote
-// any attempt of b: b was sent once, and the broker answered with an error
-// that rejects the batch itself. Timeouts, disconnections and retriable
-// errors (REQUEST_TIMED_OUT, NOT_ENOUGH_REPLICAS_AFTER_APPEND...) leave the
-// outcome open.
-func refusedUnwritten(b *accumulator.Batch, err error, retriable bool) bool {
-	var kerr *protocol.Error
-	return b.Attempts() == 0 && !retriable && errors.As(err, &kerr) && kerr.Code > 0 && isKnownError(kerr)
-}
-
-// isKnownError reports whether kerr is one of the error codes kproduce
-// knows (ErrorForCode returns the shared value for those, a new one for a
-// code it does not know, whose meaning for the batch is unknown).
-func isKnownError(kerr *protocol.Error) bool { return protocol.ErrorForCode(kerr.Code) == kerr }
 
 // tooLarge splits a batch the broker refused as too large and puts its
 // halves back for sending. With idempotence the split batches take fresh
@@ -106,6 +104,7 @@ func (s *Sender) tooLarge(b *accumulator.Batch, err error, now time.Time) {
 	}
 	s.idem.abandoned(b, true) // the same bytes are refused every time: never written
 	delete(s.lastErr, b)
+	delete(s.maybeWritten, b)
 	n := s.acc.SplitAndReenqueue(b, now)
 	if n == 0 {
 		s.finish(b, -1, -1, err)
@@ -118,6 +117,7 @@ func (s *Sender) tooLarge(b *accumulator.Batch, err error, now time.Time) {
 // finish completes a batch once and releases its memory.
 func (s *Sender) finish(b *accumulator.Batch, baseOffset, logAppendTime int64, err error) {
 	delete(s.lastErr, b)
+	delete(s.maybeWritten, b)
 	s.report(b, baseOffset, logAppendTime, err)
 	s.acc.Deallocate(b)
 }
@@ -130,10 +130,9 @@ func (s *Sender) report(b *accumulator.Batch, baseOffset, logAppendTime int64, e
 	}
 }
 
-// fail completes a batch that is not in flight with err. Its sequence, if
-// it has one, was used by an earlier attempt that may have been written.
+// fail completes a batch that is not in flight with err.
 func (s *Sender) fail(b *accumulator.Batch, err error) {
-	s.idem.abandoned(b, false)
+	s.idem.abandoned(b, !s.mayBeWritten(b))
 	s.finish(b, -1, -1, err)
 }
 
@@ -188,9 +187,9 @@ func (s *Sender) retry(b *accumulator.Batch, err error, now time.Time) {
 		case errors.Is(err, protocol.ErrOutOfOrderSequenceNumber) && s.idem.isNextSequence(b):
 			// The broker expected exactly this batch and still refused it:
 			// it lost this producer's state.
-			s.idem.breakSequence(tp)
+			s.idem.breakSequence(tp, nil)
 		case errors.Is(err, protocol.ErrUnknownProducerId), errors.Is(err, protocol.ErrInvalidProducerEpoch):
-			s.idem.breakSequence(tp)
+			s.idem.breakSequence(tp, nil)
 		}
 	}
 	var kerr *protocol.Error
@@ -208,8 +207,11 @@ func (s *Sender) retry(b *accumulator.Batch, err error, now time.Time) {
 // awaiting its answer.
 func (s *Sender) deliveryTimeoutError(b *accumulator.Batch, attempts int, inFlight bool) error {
 	err := fmt.Errorf("%w: not delivered within %s (%d attempts)", ErrDeliveryTimeout, s.cfg.Accumulator.DeliveryTimeout, attempts)
-	if inFlight {
-		err = fmt.Errorf("%w; the last produce request got no answer in time: the record may or may not have been written", err)
+	switch {
+	case inFlight:
+		err = fmt.Errorf("%w; the last produce request got no answer in time: %s", err, maybeWrittenNote)
+	case s.mayBeWritten(b):
+		err = fmt.Errorf("%w; an attempt got no clear answer: %s", err, maybeWrittenNote)
 	}
 	if last := s.lastErr[b]; last != nil {
 		return fmt.Errorf("%w; last error: %w", err, last)
@@ -237,10 +239,11 @@ func (s *Sender) leaderReason(tp accumulator.TopicPartition) error {
 		}
 		return fmt.Errorf("no leader known for %s/%d", tp.Topic, tp.Partition)
 	}
-	name := fmt.Sprintf("broker %d", leader)
-	if n, ok := cluster.Node(leader); ok {
-		name = n.String()
+	n, ok := cluster.Node(leader)
+	if !ok {
+		return fmt.Errorf("the leader of %s/%d, broker %d, is not in the metadata's broker list", tp.Topic, tp.Partition, leader)
 	}
+	name := n.String()
 	if err := s.client.AuthenticationError(leader); err != nil {
 		return fmt.Errorf("leader of %s/%d, %s: %w", tp.Topic, tp.Partition, name, err)
 	}

@@ -3,12 +3,14 @@ package sender
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kproduce/kproduce/pkg/network/networktest"
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
@@ -22,6 +24,7 @@ func TestUnsendableBatchExpiresAtDeliveryTimeout(t *testing.T) {
 		want  []string
 	}{
 		{"no leader", func(f *fixture) {}, []string{"LEADER_NOT_AVAILABLE", "t/1"}},
+		{"leader not in the broker list", func(f *fixture) {}, []string{"broker 7, is not in the metadata's broker list"}},
 		{"leader unreachable", func(f *fixture) {
 			f.sel.AutoConnect(false) // new connections never complete
 			conn, ok := f.sel.LastConn(2)
@@ -34,9 +37,12 @@ func TestUnsendableBatchExpiresAtDeliveryTimeout(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, fixtureOptions{brokers: 2, topics: map[string]int32{"t": 2},
 				cluster: func(md *protocol.MetadataResponse) {
-					if tt.name == "no leader" {
+					switch tt.name {
+					case "no leader":
 						md.Topics[0].Partitions[1].LeaderID = -1
 						md.Topics[0].Partitions[1].ErrorCode = protocol.ErrLeaderNotAvailable.Code
+					case "leader not in the broker list":
+						md.Topics[0].Partitions[1].LeaderID = 7
 					}
 				}})
 			tt.setup(f)
@@ -99,7 +105,66 @@ func TestRetriedBatchExpiresWithItsLastError(t *testing.T) {
 	assert.ErrorIs(t, o.err, protocol.ErrNotEnoughReplicas, "the last error is kept")
 	assert.Contains(t, o.err.Error(), "isr 1 < 2")
 	assert.Contains(t, o.err.Error(), "2 attempts")
+	assert.NotContains(t, o.err.Error(), maybeWrittenNote, "NOT_ENOUGH_REPLICAS refuses before appending")
 	f.requireExactlyOnce()
+}
+
+// TestFailureSaysWhenTheRecordMayBeWritten: a record that fails after an
+// attempt the broker may have stored (REQUEST_TIMED_OUT,
+// NOT_ENOUGH_REPLICAS_AFTER_APPEND, a lost connection...) says so; one
+// whose attempts were all refused outright does not.
+func TestFailureSaysWhenTheRecordMayBeWritten(t *testing.T) {
+	lose := func(f *fixture, req networktest.SentRequest) { f.sel.Disconnect(req.Conn, errors.New("reset")) }
+	answerWith := func(e *protocol.Error) func(*fixture, networktest.SentRequest) {
+		return func(f *fixture, req networktest.SentRequest) { f.respondAll(req, errAnswer(e)) }
+	}
+	tests := []struct {
+		name  string
+		first func(*fixture, networktest.SentRequest) // the first attempt's end
+		last  func(*fixture, networktest.SentRequest) // the last attempt's end
+		maybe bool
+	}{
+		{"timed out, then out of time", answerWith(protocol.ErrRequestTimedOut), answerWith(protocol.ErrRequestTimedOut), true},
+		{"appended without enough replicas, then refused", answerWith(protocol.ErrNotEnoughReplicasAfterAppend), answerWith(protocol.ErrTopicAuthorizationFailed), true},
+		{"connection lost, then refused", lose, answerWith(protocol.ErrInvalidRecord), true},
+		{"not leader, then out of time", answerWith(protocol.ErrNotLeaderOrFollower), answerWith(protocol.ErrNotLeaderOrFollower), false},
+		{"not leader, then refused", answerWith(protocol.ErrNotLeaderOrFollower), answerWith(protocol.ErrInvalidRecord), false},
+	}
+	for _, idempotent := range []bool{false, true} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s/idempotence=%v", tt.name, idempotent), func(t *testing.T) {
+				f := newFixture(t, fixtureOptions{config: func(c *Config) {
+					c.Idempotence = idempotent
+					c.Accumulator.DeliveryTimeout = 10 * time.Second
+				}})
+				if idempotent {
+					f.prime("t", 0)
+				}
+				created := f.now()
+				p := f.send("t", 0)
+				f.advance(testLinger)
+				tt.first(f, f.stepUntilProduce()[0])
+				f.step()
+				f.clock.Set(created.Add(10*time.Second - time.Second))
+				req := f.stepUntilProduce()[0]
+				f.clock.Set(created.Add(10*time.Second - time.Millisecond))
+				tt.last(f, req)
+				f.pollWait = time.Millisecond // answered as the delivery timeout passes
+				f.step()
+				o := f.outcome(p)
+				require.Error(t, o.err)
+				if tt.maybe {
+					assert.Contains(t, o.err.Error(), maybeWrittenNote)
+				} else {
+					assert.NotContains(t, o.err.Error(), maybeWrittenNote)
+				}
+				if idempotent {
+					requireSequenceGivenBack(t, f, !tt.maybe)
+				}
+				f.requireExactlyOnce()
+			})
+		}
+	}
 }
 
 // TestRetriableErrorAfterDeliveryTimeout: a retriable answer that comes
@@ -174,6 +239,63 @@ func TestInFlightBatchExpires(t *testing.T) {
 			f.advance(testRetryBackoff)
 			next := f.stepUntilProduce()[0]
 			assert.Equal(t, []string{"x"}, f.batchFor(next, "t", 0).values, "the expired batch is not retried")
+		})
+	}
+}
+
+// requireSequenceGivenBack sends the next record of t/0, whose previous
+// batch (sequence 1, after a primed sequence 0) failed: it reuses sequence
+// 1 when the failed batch was provably not written, and needs a new
+// producer id otherwise.
+func requireSequenceGivenBack(t *testing.T, f *fixture, givenBack bool) {
+	t.Helper()
+	next := f.send("t", 0)
+	f.advance(testLinger)
+	r := f.stepUntilProduce()[0]
+	if givenBack {
+		assert.Equal(t, firstProducerID, f.producerID(r, "t", 0))
+		assert.Equal(t, int32(1), f.sequence(r, "t", 0), "the sequence is given back")
+	} else {
+		assert.Equal(t, firstProducerID+1, f.producerID(r, "t", 0), "a new producer id")
+	}
+	f.respondAll(r, success)
+	f.step()
+	require.NoError(t, f.outcome(next).err)
+}
+
+// TestWaitingForALeaderDoesNotSpin: while a partition has no usable
+// leader, the Sender asks for metadata once per update and polls with a
+// timeout, instead of waking its own poll every turn.
+func TestWaitingForALeaderDoesNotSpin(t *testing.T) {
+	tests := map[string]func(*protocol.MetadataResponse){
+		"leaderless": func(md *protocol.MetadataResponse) {
+			md.Topics[0].Partitions[0].LeaderID = -1
+			md.Topics[0].Partitions[0].ErrorCode = protocol.ErrLeaderNotAvailable.Code
+		},
+		"leader not in the broker list": func(md *protocol.MetadataResponse) { md.Topics[0].Partitions[0].LeaderID = 7 },
+	}
+	for name, cluster := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, fixtureOptions{cluster: cluster})
+			f.send("t", 0)
+			f.advanceStep(testLinger)
+			updates := f.p.md.UpdateVersion()
+			wakeups, polls := f.sel.Wakeups(), len(f.sel.PollTimeouts())
+			for i := 0; i < 10; i++ {
+				f.step()
+			}
+			assert.LessOrEqual(t, f.sel.Wakeups()-wakeups, 1, "the Sender wakes its own poll")
+			for _, d := range f.sel.PollTimeouts()[polls:] {
+				assert.Positive(t, d, "a poll without timeout")
+			}
+			require.Equal(t, updates, f.p.md.UpdateVersion(), "no metadata update meanwhile")
+			before := f.metadataRequests()
+			f.advanceStep(time.Second)
+			f.step()
+			assert.Equal(t, before+1, f.metadataRequests(), "asked again after the backoff")
+			f.advance(testDeliveryTimeout)
+			f.step()
+			f.requireExactlyOnce()
 		})
 	}
 }

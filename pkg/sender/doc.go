@@ -11,28 +11,39 @@
 //   - Every record appended gets exactly one outcome through the callback:
 //     delivered with its offset, or failed with a reason. A batch's outcome
 //     is set once (accumulator.Batch.Done); later answers for it are ignored.
+//     A record that fails although an attempt may have been stored (no
+//     answer, REQUEST_TIMED_OUT, NOT_ENOUGH_REPLICAS_AFTER_APPEND...) says
+//     that it may or may not have been written.
 //   - A batch's bytes are referenced by the request being written until
 //     that request completes, so a batch is deallocated only after its last
 //     request has completed, even when its outcome was reported earlier
 //     (delivery timeout while in flight).
 //   - The Sender polls with timeout 0 only after it sent something; when
 //     batches are ready but held back (no producer id yet, a retry that
-//     must wait for an older batch), it waits for the network instead of
-//     spinning. After a client-fatal error it sends nothing more.
+//     must wait for an older batch, a leader without a connection), it
+//     waits for the network instead of spinning, and it asks for metadata
+//     at most once per metadata update (each request wakes its own poll).
+//     After a client-fatal error it sends nothing more.
 //   - With one request in flight per connection, a partition with a batch
 //     in flight is muted, so a leader change cannot reorder its batches.
 //   - With idempotence, sequence numbers are assigned when a batch is first
 //     drained and kept across retries, so the broker deduplicates a retried
 //     batch; a retried batch is sent only as the oldest unacknowledged one
-//     of its partition. A batch's sequence is given back to the next batch
-//     only when the broker provably never wrote it and no later batch has a
-//     sequence; a batch whose outcome is unknown keeps its sequence (an
-//     expired in-flight batch stays unacknowledged until its request
-//     completes). When a partition's sequence can no longer continue (a
-//     sequenced batch failed for good, or the broker lost the producer's
-//     state), no new batch is sent until everything in flight has
-//     completed; then a new producer id is fetched and unacknowledged
-//     batches are re-stamped in their original order.
+//     of its partition, and until the broker acknowledged a first batch of
+//     a partition under the current producer id that batch goes alone
+//     (brokers before Kafka 4.5 take any first sequence from a producer
+//     they have no state for). A batch's sequence is given back to the
+//     next batch only when the broker provably never wrote it and no later
+//     batch has a sequence; a batch whose outcome is unknown keeps its
+//     sequence (an expired in-flight batch stays unacknowledged until its
+//     request completes).
+//   - When a partition's sequence can no longer continue (a sequenced batch
+//     failed for good before later ones, or the broker lost the producer's
+//     state), no new batch is sent until everything in flight has completed
+//     and the batches before the break are resolved under the current
+//     producer id (the broker recognises their duplicates only under it);
+//     then a new producer id is fetched and the unacknowledged batches are
+//     re-stamped from sequence 0 in their original order.
 //   - A batch the broker finds too large is split only when it is the
 //     oldest unacknowledged batch of its partition with nothing else of it
 //     in flight: the halves go to the front of the partition's queue,

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kproduce/kproduce/pkg/accumulator"
-	"github.com/kproduce/kproduce/pkg/network/networktest"
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
@@ -82,12 +81,7 @@ func TestMessageTooLarge(t *testing.T) {
 			require.Len(t, f.batchFor(req, "t", 0).values, 4)
 			f.respondAll(req, errAnswer(protocol.ErrMessageTooLarge))
 			f.step()
-			var halves []networktest.SentRequest
-			for i := 0; i < 5 && len(halves) < 2; i++ {
-				halves = append(halves, f.newProduce()...)
-				f.step()
-			}
-			require.Len(t, halves, 2, "two halves, sent at once, without a backoff")
+			halves := f.respondAsSent(2) // without a backoff
 			assert.Equal(t, values(positions[:2]...), f.batchFor(halves[0], "t", 0).values)
 			assert.Equal(t, values(positions[2:]...), f.batchFor(halves[1], "t", 0).values)
 			if idempotent {
@@ -95,9 +89,6 @@ func TestMessageTooLarge(t *testing.T) {
 				assert.Equal(t, int32(2), f.batchFor(halves[1], "t", 0).batch.FirstSequence)
 				assert.Len(t, f.initRequests(), 1, "no new producer id needed")
 			}
-			f.respondAll(halves[0], success)
-			f.respondAll(halves[1], success)
-			f.step()
 			for i, p := range positions {
 				require.NoError(t, f.outcome(p).err)
 				assert.Equal(t, int64(i), f.outcome(p).offset)

@@ -115,6 +115,9 @@ type answer struct {
 	code         int16
 	message      string
 	recordErrors []protocol.ProduceResponseRecordError
+	// offsetOnError sends the log end as the base offset with an error,
+	// as some brokers (and kfake's faults) do, instead of -1.
+	offsetOnError bool
 }
 
 // success is a successful answer.
@@ -143,6 +146,9 @@ func (f *fixture) produceResponse(req networktest.SentRequest, answers map[accum
 			CurrentLeader: protocol.LeaderIDAndEpoch{LeaderID: -1, LeaderEpoch: -1}}
 		if a.message != "" {
 			part.ErrorMessage = &a.message
+		}
+		if a.offsetOnError {
+			part.BaseOffset = f.logEnd[b.tp]
 		}
 		if a.code == 0 {
 			part.BaseOffset = f.logEnd[b.tp]
@@ -233,4 +239,34 @@ func (f *fixture) sequence(req networktest.SentRequest, topic string, partition 
 func (f *fixture) producerID(req networktest.SentRequest, topic string, partition int32) int64 {
 	f.t.Helper()
 	return f.batchFor(req, topic, partition).batch.ProducerID
+}
+
+// prime delivers one record to a partition, so that the broker has
+// acknowledged a batch of the current producer id there and later batches
+// may be pipelined. It returns the record's position.
+func (f *fixture) prime(topic string, partition int32) accumulator.Position {
+	f.t.Helper()
+	pos := f.send(topic, partition)
+	f.advance(testLinger)
+	f.respondAll(f.stepUntilProduce()[0], success)
+	f.step()
+	require.NoError(f.t, f.outcome(pos).err)
+	return pos
+}
+
+// respondAsSent steps, answering every Produce request with success as it
+// is sent, until n requests were answered; it returns them in order.
+func (f *fixture) respondAsSent(n int) []networktest.SentRequest {
+	f.t.Helper()
+	var out []networktest.SentRequest
+	for i := 0; i < 30 && len(out) < n; i++ {
+		f.step()
+		for _, r := range f.newProduce() {
+			f.respondAll(r, success)
+			out = append(out, r)
+		}
+	}
+	require.Len(f.t, out, n, "produce requests answered")
+	f.step()
+	return out
 }

@@ -11,7 +11,7 @@ import (
 // remembers for deduplication.
 const maxInFlightBatchesPerPartition = 5
 
-// producerIDAndEpoch identifies an idempotent producer session.
+// producerIDAndEpoch identifies the idempotent producer to the brokers.
 type producerIDAndEpoch struct {
 	id    int64
 	epoch int16
@@ -27,6 +27,19 @@ type partitionSequences struct {
 	lastAckedSequence int32                // last sequence the broker acknowledged, -1 for none
 	unacked           []*accumulator.Batch // batches with a sequence, not yet acknowledged, sorted by base sequence
 	broken            bool                 // the sequence cannot continue under this producer id
+	// resolvable are the unacknowledged batches sent before the batch that
+	// broke the sequence: their sequences are still valid under the current
+	// producer id, so they are sent (alone, in order) before the reset. A
+	// batch whose attempt had no clear answer must be resolved so: under a
+	// new producer id the broker could not recognise it as a duplicate.
+	resolvable []*accumulator.Batch
+	// acked is set once the broker acknowledged a batch of this partition
+	// under the current producer id. Until then the broker may have no
+	// state for the producer on this partition, and brokers before Kafka
+	// 4.5 (KAFKA-15591) then accept any first sequence: a second batch in
+	// flight could be stored in place of a first one that was refused, so
+	// the first batch goes alone.
+	acked bool
 }
 
 // idempotence is the idempotent producer's state (the idempotent half of
@@ -70,7 +83,9 @@ func (s *idempotence) setProducerID(pid producerIDAndEpoch) {
 // canDrain is the accumulator's drain veto. It stamps a new batch with the
 // partition's next sequence, and lets a retried batch go only when it is
 // the oldest unacknowledged one of its partition, so the broker sees
-// sequences in order.
+// sequences in order. A new batch waits while its partition has five
+// unacknowledged batches, or while the first batch under the current
+// producer id is not acknowledged yet (see partitionSequences.acked).
 func (s *idempotence) canDrain(b *accumulator.Batch) bool {
 	if !s.enabled {
 		return true
@@ -82,13 +97,13 @@ func (s *idempotence) canDrain(b *accumulator.Batch) bool {
 	if b.HasSequence() && (b.ProducerID() != s.pid.id || b.ProducerEpoch() != s.pid.epoch) {
 		b.ResetProducerState() // stamped under an older producer id
 	}
-	if s.resetting && (p.broken || !b.HasSequence()) {
+	if s.resetting && (!b.HasSequence() || (p.broken && !slices.Contains(p.resolvable, b))) {
 		return false
 	}
 	if b.HasSequence() {
 		return len(p.unacked) > 0 && p.unacked[0] == b
 	}
-	if len(p.unacked) >= maxInFlightBatchesPerPartition {
+	if len(p.unacked) >= maxInFlightBatchesPerPartition || (!p.acked && len(p.unacked) > 0) {
 		return false
 	}
 	b.SetProducerState(s.pid.id, s.pid.epoch, p.nextSequence)
@@ -107,6 +122,7 @@ func (s *idempotence) acked(b *accumulator.Batch) {
 	if last > p.lastAckedSequence {
 		p.lastAckedSequence = last
 	}
+	p.acked = true
 	p.unacked = slices.DeleteFunc(p.unacked, func(x *accumulator.Batch) bool { return x == b })
 }
 
@@ -141,7 +157,7 @@ func (s *idempotence) abandoned(b *accumulator.Batch, giveBack bool) {
 		p.nextSequence = b.BaseSequence()
 		return
 	}
-	s.breakSequence(b.TopicPartition())
+	s.breakSequence(b.TopicPartition(), p.unacked[:i])
 }
 
 // isOldestUnacked reports whether b is the first batch of its partition
@@ -153,31 +169,6 @@ func (s *idempotence) isOldestUnacked(b *accumulator.Batch) bool {
 	}
 	p := s.partition(b.TopicPartition())
 	return len(p.unacked) > 0 && p.unacked[0] == b
-}
-
-// breakSequence marks a partition whose sequence cannot continue: the
-// producer must get a new producer id once nothing is in flight.
-func (s *idempotence) breakSequence(tp accumulator.TopicPartition) {
-	if !s.enabled {
-		return
-	}
-	s.partition(tp).broken = true
-	s.resetting = true
-}
-
-// readyToReset reports whether a requested reset can happen now: no
-// request is in flight and no unbroken partition still has a batch that
-// can be resolved under the current producer id.
-func (s *idempotence) readyToReset(inFlightRequests int) bool {
-	if !s.resetting || inFlightRequests > 0 {
-		return false
-	}
-	for _, p := range s.partitions {
-		if !p.broken && len(p.unacked) > 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // incrementSequence adds n to a sequence, wrapping past MaxInt32 to 0 as

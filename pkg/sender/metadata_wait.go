@@ -58,6 +58,8 @@ func (p *Producer) partitionCount(ctx context.Context, topic string) (int, error
 			return 0, ctx.Err()
 		case <-p.sender.done:
 			return 0, ErrClosed
+		case <-p.sender.stopped:
+			return 0, p.sender.fatalError()
 		case <-timer.C:
 			return 0, p.giveUpOnTopic(topic, start, maxBlock)
 		}

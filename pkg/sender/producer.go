@@ -186,5 +186,9 @@ func (p *Producer) Close(ctx context.Context) error {
 // a peer that is not Kafka, idempotence refused), or nil.
 func (p *Producer) FatalError() error { return p.sender.fatalError() }
 
+// Stopped returns a channel that is closed when a client-fatal error stops
+// the producer (see FatalError).
+func (p *Producer) Stopped() <-chan struct{} { return p.sender.stopped }
+
 // Metadata returns the producer's metadata cache.
 func (p *Producer) Metadata() *network.Metadata { return p.md }

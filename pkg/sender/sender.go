@@ -32,27 +32,38 @@ type Sender struct {
 	inFlight inFlightBatches
 	init     producerIDInit
 	lastErr  map[*accumulator.Batch]error // last retriable error of a batch, for the final report
+	// maybeWritten holds the batches with an attempt the broker may have
+	// stored (see outcomeUnknown), until they are done.
+	maybeWritten map[*accumulator.Batch]struct{}
 	// completed is set when a record's outcome was reported in this turn.
 	completed bool
+	// metadataAsked is the metadata update version at which the Sender last
+	// asked for an update for partitions without a usable leader.
+	metadataAsked int
 
 	closing     atomic.Bool           // set by Close: finish what is queued, then stop
 	forceClosed atomic.Bool           // set by a Close whose deadline passed: stop now
 	fatal       atomic.Pointer[error] // a client-fatal error; set once
+	stopped     chan struct{}         // closed when fatal is set
 	done        chan struct{}         // closed when run returns
 }
 
 func newSender(cfg *Config, client *network.Client, acc *accumulator.Accumulator, clock network.Clock) *Sender {
 	return &Sender{
-		cfg:     cfg,
-		client:  client,
-		md:      client.Metadata(),
-		acc:     acc,
-		clock:   clock,
-		comp:    protocol.NewCompressor(),
-		log:     cfg.Logger,
-		idem:    newIdempotence(cfg.Idempotence),
-		lastErr: make(map[*accumulator.Batch]error),
-		done:    make(chan struct{}),
+		cfg:          cfg,
+		client:       client,
+		md:           client.Metadata(),
+		acc:          acc,
+		clock:        clock,
+		comp:         protocol.NewCompressor(),
+		log:          cfg.Logger,
+		idem:         newIdempotence(cfg.Idempotence),
+		lastErr:      make(map[*accumulator.Batch]error),
+		stopped:      make(chan struct{}),
+		maybeWritten: make(map[*accumulator.Batch]struct{}),
+		done:         make(chan struct{}),
+		// No update asked for yet.
+		metadataAsked: -1,
 	}
 }
 
@@ -114,11 +125,9 @@ func (s *Sender) afterTurn() {
 func (s *Sender) sendProducerData(now time.Time) time.Duration {
 	cluster := s.md.Fetch()
 	result := s.acc.Ready(cluster, now)
-	for topic := range result.UnknownLeaderTopics {
-		s.md.AddTopic(topic)
-	}
+	s.dropUnknownLeaders(cluster, &result)
 	if len(result.UnknownLeaderTopics) > 0 {
-		s.md.RequestUpdate()
+		s.requestMetadataUpdate(result.UnknownLeaderTopics)
 	}
 	notReadyTimeout := time.Duration(1<<63 - 1)
 	for node := range result.ReadyNodes {
@@ -157,6 +166,48 @@ func (s *Sender) sendProducerData(now time.Time) time.Duration {
 	return max(timeout, 0)
 }
 
+// dropUnknownLeaders treats a leader the metadata names but does not list
+// among its brokers as unknown (as Kafka's metadata parsing does): there is
+// nothing to connect to, and waiting on it must not spin.
+func (s *Sender) dropUnknownLeaders(cluster *network.Cluster, result *accumulator.ReadyCheckResult) {
+	for node := range result.ReadyNodes {
+		if _, ok := cluster.Node(node); ok {
+			continue
+		}
+		delete(result.ReadyNodes, node)
+		for _, topic := range cluster.Topics() {
+			if t, _ := cluster.Topic(topic); ledBy(t, node) {
+				result.UnknownLeaderTopics[topic] = struct{}{}
+			}
+		}
+	}
+}
+
+// ledBy reports whether a partition of t is led by node.
+func ledBy(t *network.TopicMetadata, node int32) bool {
+	for _, p := range t.Partitions {
+		if p.Leader == node {
+			return true
+		}
+	}
+	return false
+}
+
+// requestMetadataUpdate asks for metadata about topics with partitions
+// without a usable leader. The request wakes the Client's Poll, which this
+// goroutine runs: asking every turn would make the wait for a leader a
+// busy loop, so the Sender asks once per metadata update (a failed fetch
+// leaves the request standing).
+func (s *Sender) requestMetadataUpdate(topics map[string]struct{}) {
+	for topic := range topics {
+		s.md.AddTopic(topic)
+	}
+	if v := s.md.UpdateVersion(); v != s.metadataAsked {
+		s.metadataAsked = v
+		s.md.RequestUpdate()
+	}
+}
+
 // expireBatches fails the batches whose delivery timeout has passed, both
 // those waiting in the accumulator and those in flight.
 func (s *Sender) expireBatches(now time.Time) {
@@ -169,6 +220,7 @@ func (s *Sender) expireBatches(now time.Time) {
 		// the broker may still write it (completeReported).
 		s.report(b, -1, -1, s.deliveryTimeoutError(b, b.Attempts()+1, true))
 		delete(s.lastErr, b)
+		delete(s.maybeWritten, b)
 	}
 }
 
@@ -181,6 +233,7 @@ func (s *Sender) failEverything(err error) {
 	for _, b := range s.inFlight.all() {
 		s.report(b, -1, -1, err)
 		delete(s.lastErr, b)
+		delete(s.maybeWritten, b)
 	}
 }
 
@@ -195,7 +248,8 @@ func (s *Sender) fatalError() error {
 // setFatal records the first client-fatal error and fails everything.
 func (s *Sender) setFatal(err error) {
 	if s.fatal.CompareAndSwap(nil, &err) {
-		s.log.Error().Err(err).Msg("producer cannot continue")
+		close(s.stopped)
+		s.log.Info().Err(err).Msg("producer cannot continue")
 		s.failEverything(err)
 	}
 }

@@ -57,6 +57,7 @@ type config struct {
 	mtls       bool
 	tlsDir     string
 	sasl       []saslUser
+	blackhole  bool
 }
 
 // parseFlags parses the command line.
@@ -72,6 +73,7 @@ func parseFlags(args []string, errOut io.Writer) (config, error) {
 	fs.BoolVar(&c.tls, "tls", false, "listen with TLS: generate a CA and a server certificate for 127.0.0.1 and localhost, print the CA path")
 	fs.BoolVar(&c.mtls, "mtls", false, "require a client certificate (implies -tls); generate one signed by the CA")
 	fs.StringVar(&c.tlsDir, "tls-dir", "", "directory for the generated CA and client certificate (default: a new temporary directory)")
+	fs.BoolVar(&c.blackhole, "blackhole", false, "acknowledge produce requests without storing the records (for benchmarks: memory stays flat)")
 	fs.Func("sasl", "enable SASL with the user `MECH:USER:PASS` (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512; repeatable)", func(v string) error {
 		u, err := parseSASLUser(v)
 		if err == nil {
@@ -122,6 +124,9 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) error {
 		kfake.Ports(ports...),
 		kfake.AllowAutoTopicCreation(),
 		kfake.DefaultNumPartitions(c.partitions),
+	}
+	if c.blackhole {
+		opts = append(opts, kfake.BlackholeProduce())
 	}
 	if len(c.topics) > 0 {
 		opts = append(opts, kfake.SeedTopics(int32(c.partitions), c.topics...))
