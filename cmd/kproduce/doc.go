@@ -11,7 +11,9 @@
 //     unknown YAML key is a usage error; an unknown Java property is a
 //     warning. Every problem found is reported at once, as a usage error
 //     (exit 2), before anything is connected or read.
-//   - Every input file is opened before the first record is produced.
+//   - Every input file is opened before the first record is produced; a named
+//     pipe is only checked for read permission then, and opened on its first
+//     read, because opening a pipe waits for a writer.
 //   - Input readers never hold more than one record: a record larger than
 //     --max-record-bytes is counted and discarded up to its delimiter, so
 //     memory stays bounded by the limit plus the read buffer. A record

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -45,6 +46,7 @@ type faultStats struct {
 	// duplicated is how many records have extra copies.
 	duplicates, duplicated int
 	requests               int // Produce requests the cluster received
+	producerIDs            int // InitProducerId requests the cluster received
 }
 
 // problems collects check failures, so that a systematic fault over many
@@ -75,37 +77,24 @@ func (p *problems) addf(format string, args ...any) {
 //   - the exit status is 1 when a record failed, 0 otherwise.
 func (o *faultOutcome) faultCheck(t *testing.T, fc *faultCluster, in *faultInput, exp faultExpect) faultStats {
 	t.Helper()
-	var p problems
-	copies, at, where := indexTopic(&p, in, o.topic)
-	st := faultStats{requests: fc.produceRequests()}
-	keyPartition := make(map[string]int32)
-	for i, rep := range o.reports {
-		line := i + 1
-		if rep.Error == nil {
-			st.delivered++
-			if rep.Offset == -1 && exp.unknownOffsets {
-				checkDeliveredSomewhere(&p, rep, where[i], exp.atLeastOnce)
-			} else {
-				checkDelivered(&p, in, rep, at, copies[i], exp.atLeastOnce)
-			}
-			if kp, ok := keyPartition[in.keys[i]]; ok && kp != rep.Partition {
-				p.addf("line %d: key %s delivered to partition %d, earlier to %d", line, in.keys[i], rep.Partition, kp)
-			}
-			keyPartition[in.keys[i]] = rep.Partition
-			if exp.mustFail != nil && exp.mustFail(rep) {
-				p.addf("line %d: delivered to %d@%d, but it must fail", line, rep.Partition, rep.Offset)
-			}
-		} else {
-			st.failed++
-			checkFailed(&p, rep, copies[i], exp, &st)
-		}
-		if copies[i] > 1 {
-			st.duplicates += copies[i] - 1
-			st.duplicated++
-		}
+	st, p := o.evaluate(in, exp)
+	st.requests, st.producerIDs = fc.produceRequests(), fc.producerIDRequests()
+	t.Logf("%d records in %s: %d delivered, %d failed (%d maybe written, %d of them stored), %d duplicates of %d records, %d stored, %d produce requests, %d producer ids",
+		len(o.reports), o.elapsed.Round(time.Millisecond), st.delivered, st.failed, st.maybeWritten, st.maybeStored,
+		st.duplicates, st.duplicated, len(o.topic), st.requests, st.producerIDs)
+	if p.n > 0 {
+		t.Errorf("%d problems; the first:\n  %s\nstderr tail:\n%s", p.n, strings.Join(p.first, "\n  "), tail(o.res.Stderr, 3000))
 	}
+	return st
+}
+
+// evaluate is faultCheck without the test: the counts and the problems.
+func (o *faultOutcome) evaluate(in *faultInput, exp faultExpect) (faultStats, *problems) {
+	p := new(problems)
+	copies, at, where := indexTopic(p, in, o.topic)
+	st := o.checkReports(p, in, exp, copies, at, where)
 	if !exp.atLeastOnce {
-		checkOrder(&p, o.topic)
+		checkOrder(p, o.topic)
 	}
 	wantCode := 0
 	if st.failed > 0 {
@@ -117,11 +106,38 @@ func (o *faultOutcome) faultCheck(t *testing.T, fc *faultCluster, in *faultInput
 	if o.res.Code != wantCode {
 		p.addf("exit status %d, want %d", o.res.Code, wantCode)
 	}
-	t.Logf("%d records in %s: %d delivered, %d failed (%d maybe written, %d of them stored), %d duplicates of %d records, %d stored, %d produce requests",
-		len(o.reports), o.elapsed.Round(1e6), st.delivered, st.failed, st.maybeWritten, st.maybeStored,
-		st.duplicates, st.duplicated, len(o.topic), st.requests)
-	if p.n > 0 {
-		t.Errorf("%d problems; the first:\n  %s\nstderr tail:\n%s", p.n, strings.Join(p.first, "\n  "), tail(o.res.Stderr, 3000))
+	return st, p
+}
+
+// checkReports checks each record's report against the topic's content.
+func (o *faultOutcome) checkReports(p *problems, in *faultInput, exp faultExpect, copies []int,
+	at map[[2]int64]*kgo.Record, where map[int][]*kgo.Record) faultStats {
+	var st faultStats
+	keyPartition := make(map[string]int32)
+	for i, rep := range o.reports {
+		line := i + 1
+		if rep.Error == nil {
+			st.delivered++
+			if rep.Offset == -1 && exp.unknownOffsets {
+				checkDeliveredSomewhere(p, rep, where[i], exp.atLeastOnce)
+			} else {
+				checkDelivered(p, in, rep, at, copies[i], exp.atLeastOnce)
+			}
+			if kp, ok := keyPartition[in.keys[i]]; ok && kp != rep.Partition {
+				p.addf("line %d: key %s delivered to partition %d, earlier to %d", line, in.keys[i], rep.Partition, kp)
+			}
+			keyPartition[in.keys[i]] = rep.Partition
+			if exp.mustFail != nil && exp.mustFail(rep) {
+				p.addf("line %d: delivered to %d@%d, but it must fail", line, rep.Partition, rep.Offset)
+			}
+		} else {
+			st.failed++
+			checkFailed(p, rep, copies[i], exp, &st)
+		}
+		if copies[i] > 1 {
+			st.duplicates += copies[i] - 1
+			st.duplicated++
+		}
 	}
 	return st
 }

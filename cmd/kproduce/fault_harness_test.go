@@ -61,6 +61,7 @@ type faultCluster struct {
 	byNode    map[int32]*faultListener
 	nextNode  int32              // node id of the next listener kfake asks for
 	produced  *kfake.FaultHandle // observes every Produce request
+	initPIDs  *kfake.FaultHandle // observes every InitProducerId request
 	injected  []*kfake.FaultHandle
 	runEnd    []func()
 	mayFail   func(*faultReport) bool
@@ -88,6 +89,7 @@ func newFaultCluster(t testing.TB, hooks func(*faultCluster) faultHooks, opts ..
 	t.Cleanup(c.Close)
 	fc.Cluster = c
 	fc.produced = c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Count: -1, Observe: true})
+	fc.initPIDs = c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.InitProducerID}, Count: -1, Observe: true})
 	return fc
 }
 
@@ -132,6 +134,10 @@ func (fc *faultCluster) injectedCount() int {
 
 // produceRequests is how many Produce requests the cluster has received.
 func (fc *faultCluster) produceRequests() int { return fc.produced.Hits() }
+
+// producerIDRequests is how many InitProducerId requests the cluster has
+// received.
+func (fc *faultCluster) producerIDRequests() int { return fc.initPIDs.Hits() }
 
 // leaders returns the leader of every partition of the topic.
 func (fc *faultCluster) leaders() []int32 {

@@ -52,7 +52,8 @@ func shuffleLeaders(_ *testing.T, fc *faultCluster) {
 // port, 500 ms later.
 func restartBroker(t *testing.T, fc *faultCluster) {
 	var wg sync.WaitGroup
-	t.Cleanup(wg.Wait) // before the cluster closes: AddNode blocks on a closed cluster
+	fc.onRunEnd(wg.Wait) // the broker is back before the topic is read
+	t.Cleanup(wg.Wait)   // and before the cluster closes: AddNode blocks on a closed cluster
 	atProduceRequests(fc, []int{30}, func(_ int, node int32) {
 		port, err := fc.port(node)
 		if err == nil {
@@ -125,6 +126,7 @@ func silenceForGood(t *testing.T, fc *faultCluster) {
 func stallBroker(t *testing.T, fc *faultCluster) {
 	hold := holdRequests(t, fc)
 	var wg sync.WaitGroup
+	fc.onRunEnd(wg.Wait)
 	t.Cleanup(wg.Wait)
 	atProduceRequests(fc, []int{30}, func(_ int, node int32) {
 		hold.silence(node)
@@ -213,7 +215,7 @@ func leadershipScenarios() []faultScenario {
 		{name: "broker stops answering", setup: silenceBroker, args: []string{"--request-timeout", "1s"}},
 		{name: "broker stalls past the request timeout", setup: stallBroker, args: []string{"--request-timeout", "1s"}},
 		{name: "broker silent past the delivery timeout", setup: silenceForGood,
-			args: []string{"--request-timeout", "1s", "--delivery-timeout", deliveryTimeoutArg(4 * time.Second)}},
+			args: []string{"--request-timeout", "1s", "--delivery-timeout", deliveryTimeoutArg(5 * time.Second)}},
 		{name: "chaos", setup: chaos, hooks: loseResponses(2)},
 		{name: "chaos, lz4, one request in flight", setup: chaos, hooks: loseResponses(2),
 			args: []string{"-z", "lz4", "--max-in-flight", "1"}},

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -48,6 +49,9 @@ type reporter struct {
 	delivered int64
 	failed    int64
 	writeErr  error // the first error writing reports (see WriteErr)
+	// hasWriteErr mirrors writeErr != nil so that WriteErr, which the input
+	// loop calls per record, does not contend for mu.
+	hasWriteErr atomic.Bool
 	// errReports says a failure report was written to stderr: from then on
 	// a stderr write error loses reports.
 	errReports bool
@@ -118,7 +122,7 @@ func (r *reporter) writeOut(b []byte) {
 		return
 	}
 	if _, err := r.out.Write(b); err != nil {
-		r.writeErr = fmt.Errorf("write reports: %w", err)
+		r.setWriteErr(fmt.Errorf("write reports: %w", err))
 	}
 }
 
@@ -133,11 +137,17 @@ func (r *reporter) writeErrOut(b []byte) {
 	}
 }
 
+// setWriteErr records the first error writing reports. r.mu must be held.
+func (r *reporter) setWriteErr(err error) {
+	r.writeErr = err
+	r.hasWriteErr.Store(true)
+}
+
 // failErrOut records a stderr write error that lost failure reports.
 // r.mu must be held.
 func (r *reporter) failErrOut(err error) {
 	if r.writeErr == nil && r.errReports {
-		r.writeErr = fmt.Errorf("write failure reports: %w", err)
+		r.setWriteErr(fmt.Errorf("write failure reports: %w", err))
 	}
 }
 
@@ -148,7 +158,7 @@ func (r *reporter) Flush() error {
 	defer r.mu.Unlock()
 	if r.writeErr == nil {
 		if err := r.out.Flush(); err != nil {
-			r.writeErr = fmt.Errorf("write reports: %w", err)
+			r.setWriteErr(fmt.Errorf("write reports: %w", err))
 		}
 	}
 	if err := r.errOut.Flush(); err != nil {
@@ -168,6 +178,9 @@ func (r *reporter) Counts() (delivered, failed int64) {
 // reader of a pipe went away): to stdout, or failure reports to stderr;
 // nil when there was none.
 func (r *reporter) WriteErr() error {
+	if !r.hasWriteErr.Load() {
+		return nil
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.writeErr
