@@ -206,8 +206,7 @@ func idempotenceScenarios() []faultScenario {
 		{name: "unclear answer, then a new producer id", setup: unclearThenReset, hooks: slow,
 			exp: faultExpect{mayFail: onPartitions(2)}, pace: 2 * time.Second},
 		{name: "unclear answers, then a refused retry", setup: unclearThenRefused, hooks: slow,
-			exp: faultExpect{mayFail: onPartitions(2)}, pace: 2 * time.Second,
-			knownFailure: "a batch after the sequence break whose attempt may be stored is re-stamped under a new producer id and stored twice"},
+			exp: faultExpect{mayFail: onPartitions(2)}, pace: 2 * time.Second},
 		{name: "DUPLICATE_SEQUENCE_NUMBER on a retry", setup: duplicateOnRetry, exp: faultExpect{unknownOffsets: true}},
 		{
 			// Kafka before 4.5 takes any first sequence from a producer

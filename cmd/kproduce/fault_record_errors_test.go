@@ -40,11 +40,10 @@ func recordErrorScenarios() []faultScenario {
 			// REQUEST_TIMED_OUT: the records fail at the delivery
 			// timeout, yet they may well be stored, and the report
 			// must say so.
-			name:         "REQUEST_TIMED_OUT past the delivery timeout",
-			setup:        failingFault(kerr.RequestTimedOut, -1, 3),
-			args:         []string{"--delivery-timeout", deliveryTimeoutArg(5 * time.Second)},
-			exp:          faultExpect{mayFail: onP3},
-			knownFailure: "a batch after the sequence break whose attempt may be stored is re-stamped under a new producer id and stored twice",
+			name:  "REQUEST_TIMED_OUT past the delivery timeout",
+			setup: failingFault(kerr.RequestTimedOut, -1, 3),
+			args:  []string{"--delivery-timeout", deliveryTimeoutArg(5 * time.Second)},
+			exp:   faultExpect{mayFail: onP3},
 		},
 		{
 			name:  "TOPIC_AUTHORIZATION_FAILED",

@@ -27,9 +27,6 @@ type faultScenario struct {
 	exp faultExpect
 	// pace, when set, spreads the input over about that long.
 	pace time.Duration
-	// knownFailure, when set, skips the idempotent run: it names a product
-	// bug that makes it fail.
-	knownFailure string
 }
 
 // afterRequests returns a fault filter that lets a fault act only once the
@@ -58,9 +55,6 @@ func runScenarioTable(t *testing.T, scenarios []faultScenario, both bool) map[st
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				if idem && sc.knownFailure != "" {
-					t.Skip("known failure: " + sc.knownFailure)
-				}
 				st := runScenario(t, sc, in, idem)
 				mu.Lock()
 				stats[name] = st

@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
 // inputBufferSize is the read buffer of the lines and json readers: a
-// record that fits is returned without being copied.
-const inputBufferSize = 1 << 20
+// record that fits is returned without being copied. 256 KiB reads as fast
+// as 1 MiB (measured on 100-byte lines) and keeps the peak RSS lower.
+const inputBufferSize = 256 << 10
 
 // errRecordTooLarge is wrapped by the error of an input record larger than
 // --max-record-bytes.
@@ -29,7 +31,10 @@ type inputRecord struct {
 	// Headers are the record's own headers (json) followed by the -H
 	// headers; valid until the next Next call.
 	Headers   []protocol.Header
-	Timestamp int64 // ms; 0 = none given (use now)
+	Timestamp int64 // ms; 0 = none given (use ReadAt)
+	// ReadAt is when the record's bytes were read from the source (the
+	// read that completed it); its timestamp unless one is given.
+	ReadAt time.Time
 	// Err is non-nil when this record failed while being read (too large,
 	// malformed JSON): report it, do not produce it.
 	Err error

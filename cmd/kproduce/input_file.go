@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 )
 
 // fileReadChunk is how much a file reader asks for per read.
@@ -47,7 +48,7 @@ func (f *fileReader) Next(rec *inputRecord) error {
 	if len(data) == 0 && f.skipEmpty {
 		return io.EOF
 	}
-	*rec = inputRecord{Source: f.source, Number: 1, Partition: -1, Headers: f.shaper.headers}
+	*rec = inputRecord{Source: f.source, Number: 1, Partition: -1, Headers: f.shaper.headers, ReadAt: time.Now()}
 	if int64(len(data)) > f.limit {
 		rec.Err = fmt.Errorf("%w: more than --max-record-bytes %d", errRecordTooLarge, f.limit)
 		return nil

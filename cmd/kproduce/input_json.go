@@ -78,7 +78,7 @@ func (j *jsonReader) Next(rec *inputRecord) error {
 		if size <= j.split.limit && len(bytes.Trim(data, " \t\r\n")) == 0 {
 			continue
 		}
-		*rec = inputRecord{Source: j.source, Number: j.number, Partition: -1, Headers: j.shaper.headers}
+		*rec = inputRecord{Source: j.source, Number: j.number, Partition: -1, Headers: j.shaper.headers, ReadAt: j.split.readAt}
 		if size > j.split.limit {
 			rec.Err = tooLarge(size, j.split.limit)
 			return nil

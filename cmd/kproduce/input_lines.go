@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"time"
 )
 
 // minSplitBuffer is the smallest read buffer of a splitter (bufio's own
@@ -29,6 +30,9 @@ type splitter struct {
 	limit int64  // the largest record returned
 	acc   []byte // a record longer than the buffer, reused
 	eof   bool   // the source has ended
+	// readAt is when the last read from the source returned: the time the
+	// records now buffered became available.
+	readAt time.Time
 }
 
 // newSplitter returns a splitter reading r through a buffer of bufSize
@@ -104,6 +108,7 @@ func (s *splitter) keep(size int64, part []byte) []byte {
 // fill reads once more from the source; at its end it sets eof.
 func (s *splitter) fill() error {
 	_, err := s.br.Peek(s.br.Buffered() + 1)
+	s.readAt = time.Now()
 	switch {
 	case err == nil:
 		return nil
@@ -148,7 +153,7 @@ func (l *linesReader) Next(rec *inputRecord) error {
 		if size == 0 && l.skipEmpty {
 			continue
 		}
-		*rec = inputRecord{Source: l.source, Number: l.number, Partition: -1, Headers: l.shaper.headers}
+		*rec = inputRecord{Source: l.source, Number: l.number, Partition: -1, Headers: l.shaper.headers, ReadAt: l.split.readAt}
 		if size > l.split.limit {
 			rec.Err = tooLarge(size, l.split.limit)
 			return nil

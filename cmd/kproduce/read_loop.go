@@ -64,6 +64,7 @@ func (r *producerRun) produce(ctx context.Context, source int32, rec *inputRecor
 		Value:     rec.Value,
 		Headers:   rec.Headers,
 		Timestamp: rec.Timestamp,
+		ReadAt:    rec.ReadAt,
 	}
 	if srec.Topic == "" {
 		srec.Topic = r.opts.Topic

@@ -221,7 +221,11 @@ func drainSplit(t *testing.T, a *Accumulator, c *testCluster, n int, codec proto
 		for _, b := range a.Drain(c, map[int32]struct{}{1: {}}, 1<<20, t0.Add(3*time.Second), nil)[1] {
 			counts = append(counts, b.RecordCount())
 			if len(counts) <= n {
-				assert.False(t, b.HasSequence())
+				// The parts carry the original's producer id, epoch (5, 1)
+				// and consecutive sequences from its base sequence 0.
+				assert.Equal(t, int64(5), b.ProducerID())
+				assert.Equal(t, int16(1), b.ProducerEpoch())
+				assert.Equal(t, int32(offset-1000), b.BaseSequence())
 				assert.Equal(t, 0, b.Attempts())
 				assert.Equal(t, t0, b.CreatedAt(), "the delivery timeout keeps counting")
 			}

@@ -6,39 +6,51 @@ import (
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
-// SplitAndReenqueue splits a batch that the broker rejected as too large
-// into batches of at most half its records each (two, or three when the
-// count is odd), and puts them at the front of the deque in record order.
+// SplitAndReenqueue is Split, returning the number of new batches.
+func (a *Accumulator) SplitAndReenqueue(b *Batch, now time.Time) int { return len(a.Split(b, now)) }
+
+// Split splits a batch that the broker rejected as too large into batches
+// of at most half its records each (two, or three when the count is odd),
+// puts them at the front of the deque in record order and returns them.
 // Each record keeps its Position, key, value, headers and timestamp. The
-// new batches have no producer state and no attempts, and keep the
-// original's CreatedAt, so the delivery timeout keeps counting. The
-// original is finished without callbacks (IsDone is true, Done returns
+// new batches have no attempts and keep the original's CreatedAt, so the
+// delivery timeout keeps counting. When the original carries a producer
+// id and sequence, the new batches carry the same id and epoch and
+// consecutive sequences from its base sequence (as Kafka's
+// ProducerBatch.split), so the partition's later sequences stay valid.
+// The original is finished without callbacks (IsDone is true, Done returns
 // false; its records are reported through the new batches) and its memory
-// is released here. It returns the number of new batches: 0, changing
-// nothing, for a batch of fewer than two records or one already done.
+// is released here. It returns nil, changing nothing, for a batch of fewer
+// than two records or one already done.
 //
 // The new buffers are taken without waiting (the sender must not block),
 // which can overdraw the buffer memory briefly.
-func (a *Accumulator) SplitAndReenqueue(b *Batch, now time.Time) int {
+func (a *Accumulator) Split(b *Batch, now time.Time) []*Batch {
 	if b.count < 2 || b.buf == nil || !b.state.CompareAndSwap(statePending, stateSplit) {
-		return 0
+		return nil
 	}
 	parts, ok := a.splitRecords(b)
 	if !ok {
 		// Unparseable buffer (never expected): keep the original as is.
 		b.state.Store(statePending)
-		return 0
+		return nil
 	}
 	a.mu.Lock()
 	dq := a.dequeLocked(b.tp)
 	for i, p := range parts {
-		dq.insert(i, p)
+		if p.HasSequence() {
+			// Behind retried batches with lower sequences, so the deque
+			// stays in sequence order (the parts follow each other).
+			dq.insertInSequenceOrder(p)
+		} else {
+			dq.insert(i, p)
+		}
 		a.incomplete[p] = struct{}{}
 	}
 	delete(a.incomplete, b)
 	a.mu.Unlock()
 	a.Deallocate(b)
-	return len(parts)
+	return parts
 }
 
 // splitRecords copies b's records into new batches of at most half of them
@@ -85,6 +97,10 @@ func (a *Accumulator) splitPart(b *Batch, records []byte, from, n int) (*Batch, 
 	p := &Batch{acc: a, tp: b.tp, createdAt: b.createdAt, id: b.id, buf: buf,
 		positions: make([]Position, 0, n), baseTimestamp: baseTs, maxTimestamp: baseTs,
 		appendsClosed: true, lastAttemptAt: b.createdAt, producerID: protocol.NoProducerID, producerEpoch: -1, baseSequence: -1}
+	if b.baseSequence >= 0 {
+		p.producerID, p.producerEpoch = b.producerID, b.producerEpoch
+		p.baseSequence = protocol.IncrementSequence(b.baseSequence, int32(from))
+	}
 	for i := 0; i < n; i++ {
 		records, _ = nextRecord(records, &rec) // parsed above
 		ts := b.baseTimestamp + rec.timestampDelta

@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"math"
 )
 
 // Record batch v2 header layout (KIP-98). Offsets are from the start of the
@@ -88,4 +89,13 @@ func SetBatchProducerState(batch []byte, producerID int64, epoch int16, baseSequ
 	be.PutUint16(batch[offProducerEpoch:], uint16(epoch))
 	be.PutUint32(batch[offBaseSequence:], uint32(baseSequence))
 	be.PutUint32(batch[offCRC:], CRC32C(batch[offAttributes:]))
+}
+
+// IncrementSequence adds n to an idempotent producer sequence number,
+// wrapping past MaxInt32 to 0 as Kafka's DefaultRecordBatch does.
+func IncrementSequence(seq, n int32) int32 {
+	if seq > math.MaxInt32-n {
+		return n - (math.MaxInt32 - seq) - 1
+	}
+	return seq + n
 }

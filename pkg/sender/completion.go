@@ -86,32 +86,24 @@ func (s *Sender) failSent(b *accumulator.Batch, err error) {
 }
 
 // tooLarge splits a batch the broker refused as too large and puts its
-// halves back for sending. With idempotence the split batches take fresh
-// sequences at the front of the partition's queue, which keeps the order
-// only when b is the oldest unacknowledged batch of its partition and no
-// other batch of it is in flight; until then b is retried unchanged.
-// Without idempotence the order is not guaranteed anyway (more than one
-// request in flight) or the partition is muted, and b is split at once.
+// parts back for sending, at the front of the partition's queue. With
+// idempotence the parts carry the batch's producer id and sequences (as
+// Kafka's ProducerBatch.split), so later batches of the partition, even in
+// flight, keep valid sequences: the broker refused the big batch, so it
+// still expects its first sequence, which the first part carries.
 func (s *Sender) tooLarge(b *accumulator.Batch, err error, now time.Time) {
 	tp := b.TopicPartition()
-	if b.HasSequence() && (!s.idem.isOldestUnacked(b) || s.inFlight.hasPartition(tp)) {
-		if s.canRetryAt(b, now) {
-			s.retry(b, err, now)
-			return
-		}
-		s.failSent(b, err)
-		return
-	}
-	s.idem.abandoned(b, true) // the same bytes are refused every time: never written
 	delete(s.lastErr, b)
 	delete(s.maybeWritten, b)
-	n := s.acc.SplitAndReenqueue(b, now)
-	if n == 0 {
+	parts := s.acc.Split(b, now)
+	if len(parts) == 0 {
+		s.idem.abandoned(b, true) // the same bytes are refused every time: never written
 		s.finish(b, -1, -1, err)
 		return
 	}
+	s.idem.split(b, parts)
 	s.log.Debug().Str("topic", tp.Topic).Int32("partition", tp.Partition).
-		Int("records", b.RecordCount()).Int("batches", n).Msg("batch too large; split")
+		Int("records", b.RecordCount()).Int("batches", len(parts)).Msg("batch too large; split")
 }
 
 // finish completes a batch once and releases its memory.
@@ -184,6 +176,11 @@ func (s *Sender) retry(b *accumulator.Batch, err error, now time.Time) {
 	tp := b.TopicPartition()
 	if b.HasSequence() {
 		switch {
+		case errors.Is(err, protocol.ErrOutOfOrderSequenceNumber) && s.idem.resolving(b):
+			// Sent to settle a broken sequence, and the broker still waits
+			// for an earlier batch that will never come: b was not stored.
+			s.idem.notStored(b)
+			delete(s.maybeWritten, b)
 		case errors.Is(err, protocol.ErrOutOfOrderSequenceNumber) && s.idem.isNextSequence(b):
 			// The broker expected exactly this batch and still refused it:
 			// it lost this producer's state.

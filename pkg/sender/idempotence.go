@@ -1,10 +1,10 @@
 package sender
 
 import (
-	"math"
 	"slices"
 
 	"github.com/kproduce/kproduce/pkg/accumulator"
+	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
 // maxInFlightBatchesPerPartition is how many batches per partition a broker
@@ -107,7 +107,7 @@ func (s *idempotence) canDrain(b *accumulator.Batch) bool {
 		return false
 	}
 	b.SetProducerState(s.pid.id, s.pid.epoch, p.nextSequence)
-	p.nextSequence = incrementSequence(p.nextSequence, int32(b.RecordCount()))
+	p.nextSequence = protocol.IncrementSequence(p.nextSequence, int32(b.RecordCount()))
 	p.unacked = append(p.unacked, b) // sequences only grow, so this keeps the order
 	return true
 }
@@ -130,7 +130,7 @@ func (s *idempotence) acked(b *accumulator.Batch) {
 // its partition.
 func (s *idempotence) isNextSequence(b *accumulator.Batch) bool {
 	p := s.partition(b.TopicPartition())
-	return b.BaseSequence() == incrementSequence(p.lastAckedSequence, 1)
+	return b.BaseSequence() == protocol.IncrementSequence(p.lastAckedSequence, 1)
 }
 
 // abandoned records a sequenced batch that will never be acknowledged
@@ -152,12 +152,61 @@ func (s *idempotence) abandoned(b *accumulator.Batch, giveBack bool) {
 		return
 	}
 	p.unacked = slices.Delete(p.unacked, i, i+1)
-	newest := i == len(p.unacked) && incrementSequence(b.BaseSequence(), int32(b.RecordCount())) == p.nextSequence
+	newest := i == len(p.unacked) && protocol.IncrementSequence(b.BaseSequence(), int32(b.RecordCount())) == p.nextSequence
 	if giveBack && newest && !p.broken {
 		p.nextSequence = b.BaseSequence()
 		return
 	}
-	s.breakSequence(b.TopicPartition(), p.unacked[:i])
+	if giveBack {
+		// The broker still expects b's sequence, so no later batch can have
+		// been stored: only the batches before b can complete under this
+		// producer id.
+		s.breakSequence(b.TopicPartition(), p.unacked[:i])
+		return
+	}
+	// b may have been stored, and so may the batches after it: each is
+	// settled under this producer id before the reset (acknowledged, a
+	// duplicate, or refused as out of order, which proves it was not
+	// stored), so that none is stored twice under the new one.
+	s.breakSequence(b.TopicPartition(), p.unacked)
+}
+
+// resolving reports whether b is being settled under the current producer
+// id before a reset (see breakSequence).
+func (s *idempotence) resolving(b *accumulator.Batch) bool {
+	if !s.enabled || !b.HasSequence() || b.ProducerID() != s.pid.id || b.ProducerEpoch() != s.pid.epoch {
+		return false
+	}
+	p := s.partition(b.TopicPartition())
+	return p.broken && slices.Contains(p.resolvable, b)
+}
+
+// notStored records that the broker refused b as out of order while it
+// was being settled: the broker still waits for an earlier sequence that
+// will never come, so neither b nor any batch after it was stored. They
+// are re-sent under the new producer id.
+func (s *idempotence) notStored(b *accumulator.Batch) {
+	p := s.partition(b.TopicPartition())
+	if i := slices.Index(p.resolvable, b); i >= 0 {
+		p.resolvable = p.resolvable[:i]
+	}
+}
+
+// split replaces a batch the broker refused as too large by the batches it
+// was split into, which carry its producer id and its sequences (see
+// accumulator.Accumulator.Split), so the partition's later sequences stay
+// valid.
+func (s *idempotence) split(b *accumulator.Batch, parts []*accumulator.Batch) {
+	if !s.enabled || !b.HasSequence() || b.ProducerID() != s.pid.id || b.ProducerEpoch() != s.pid.epoch {
+		return
+	}
+	p := s.partition(b.TopicPartition())
+	if i := slices.Index(p.unacked, b); i >= 0 {
+		p.unacked = slices.Replace(p.unacked, i, i+1, parts...)
+	}
+	if i := slices.Index(p.resolvable, b); i >= 0 {
+		p.resolvable = slices.Replace(p.resolvable, i, i+1, parts...)
+	}
 }
 
 // isOldestUnacked reports whether b is the first batch of its partition
@@ -169,13 +218,4 @@ func (s *idempotence) isOldestUnacked(b *accumulator.Batch) bool {
 	}
 	p := s.partition(b.TopicPartition())
 	return len(p.unacked) > 0 && p.unacked[0] == b
-}
-
-// incrementSequence adds n to a sequence, wrapping past MaxInt32 to 0 as
-// Kafka's DefaultRecordBatch.incrementSequence does.
-func incrementSequence(seq, n int32) int32 {
-	if seq > math.MaxInt32-n {
-		return n - (math.MaxInt32 - seq) - 1
-	}
-	return seq + n
 }

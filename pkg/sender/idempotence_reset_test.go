@@ -135,7 +135,8 @@ func TestNewestFailedBatchGivesBackItsSequence(t *testing.T) {
 // when its delivery timeout passed) never gives its sequence to a new
 // batch: the broker would take that batch for a duplicate and drop it.
 func TestMaybeWrittenBatchKeepsItsSequence(t *testing.T) {
-	for _, name := range []string{"answered after the deadline", "expired in flight, then success", "expired in flight, then disconnect"} {
+	for _, name := range []string{"answered after the deadline", "expired in flight, then success",
+		"expired in flight, then disconnect", "expired in flight, then disconnect, then out of order"} {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t, fixtureOptions{config: configs(recordsPerBatch(1), func(c *Config) {
 				c.Accumulator.DeliveryTimeout = 20 * time.Second
@@ -179,9 +180,28 @@ func TestMaybeWrittenBatchKeepsItsSequence(t *testing.T) {
 				f.step()
 				f.advance(testRetryBackoff)
 				again := f.stepUntilProduce()[0]
-				assert.Equal(t, firstProducerID+1, f.producerID(again, "t", 0), "outcome unknown: new producer id")
-				assert.Equal(t, int32(0), f.sequence(again, "t", 0))
+				// The broker may hold it: settled under the same producer id,
+				// where a duplicate is recognised, not stored twice under a new one.
+				assert.Equal(t, firstProducerID, f.producerID(again, "t", 0))
+				assert.Equal(t, int32(2), f.sequence(again, "t", 0))
 				f.respondAll(again, success)
+			case "expired in flight, then disconnect, then out of order":
+				req := f.stepUntilProduce()[0]
+				f.sel.Disconnect(first.Conn, nil)
+				f.step()
+				f.advance(testRetryBackoff)
+				again := f.stepUntilProduce()[0]
+				require.Equal(t, int32(2), f.sequence(again, "t", 0))
+				// Out of order: the broker still waits for sequence 1, so
+				// neither was stored, and b goes again under a new producer id.
+				f.respondAll(again, errAnswer(protocol.ErrOutOfOrderSequenceNumber))
+				f.step()
+				f.advance(time.Second) // the retry backoff grows with each attempt
+				last := f.stepUntilProduce()[0]
+				assert.Equal(t, firstProducerID+1, f.producerID(last, "t", 0))
+				assert.Equal(t, int32(0), f.sequence(last, "t", 0))
+				f.respondAll(last, success)
+				_ = req
 			}
 			f.step()
 			require.NoError(t, f.outcome(b).err)

@@ -139,9 +139,11 @@ func TestDuplicateSequenceIsSuccess(t *testing.T) {
 	f.requireExactlyOnce()
 }
 
-// TestIdempotentSplitKeepsOrder: a batch too large while later batches of
-// its partition are in flight is split only once it is the oldest and
-// alone, so that its halves still go before the later batches.
+// TestIdempotentSplitKeepsOrder: a batch too large is split at once, while
+// a later batch of its partition is in flight; the parts carry its
+// producer id and its sequences (as Kafka's ProducerBatch.split), so they
+// go first, in order, and the later batch keeps its sequence: no new
+// producer id is needed.
 func TestIdempotentSplitKeepsOrder(t *testing.T) {
 	f := newFixture(t, fixtureOptions{config: recordsPerBatch(2)})
 	primed := f.prime("t", 0)
@@ -152,24 +154,17 @@ func TestIdempotentSplitKeepsOrder(t *testing.T) {
 	f.respondAll(reqs[1], errAnswer(protocol.ErrOutOfOrderSequenceNumber))
 	f.step()
 	f.advance(testRetryBackoff)
-	again := f.stepUntilProduce()
-	require.Len(t, again, 1)
-	assert.Equal(t, values(positions[:2]...), f.batchFor(again[0], "t", 0).values, "sent again whole, alone")
-	assert.Equal(t, int32(1), f.sequence(again[0], "t", 0))
-	f.requireNoProduce("the later batch waits")
-	f.respondAll(again[0], errAnswer(protocol.ErrMessageTooLarge))
-	f.step()
-	f.advance(testRetryBackoff)
 	rest := f.respondAsSent(3)
 	var sent [][]string
 	for i, r := range rest {
 		b := f.batchFor(r, "t", 0)
 		sent = append(sent, b.values)
-		assert.Equal(t, firstProducerID+1, b.batch.ProducerID)
-		assert.Equal(t, []int32{0, 1, 2}[i], b.batch.FirstSequence)
+		assert.Equal(t, firstProducerID, b.batch.ProducerID)
+		assert.Equal(t, []int32{1, 2, 3}[i], b.batch.FirstSequence)
 	}
 	assert.Equal(t, [][]string{values(positions[0]), values(positions[1]), values(positions[2:]...)}, sent)
 	assert.Equal(t, values(append([]accumulator.Position{primed}, positions...)...), f.log(tp("t", 0)))
+	assert.Len(t, f.initRequests(), 1, "no new producer id")
 	f.requireExactlyOnce()
 }
 
@@ -219,5 +214,30 @@ func TestFirstBatchOfAPartitionGoesAlone(t *testing.T) {
 	f.respondAll(rest[1], success)
 	f.step()
 	assert.Equal(t, values(positions...), f.log(tp("t", 0)))
+	f.requireExactlyOnce()
+}
+
+// TestIdempotentSplitBehindRetry: the parts of a batch too large go behind
+// an older batch of the partition that waits for a retry, in sequence
+// order; put in front of it they would wait for it forever, since only the
+// oldest unacknowledged batch may be sent again.
+func TestIdempotentSplitBehindRetry(t *testing.T) {
+	f := newFixture(t, fixtureOptions{config: recordsPerBatch(2)})
+	primed := f.prime("t", 0)
+	positions := f.sendN("t", 0, 4)
+	reqs := f.stepUntilProduceN(2)
+	f.respondAll(reqs[0], errAnswer(protocol.ErrNotEnoughReplicas))
+	f.respondAll(reqs[1], errAnswer(protocol.ErrMessageTooLarge))
+	f.step()
+	f.advance(testRetryBackoff)
+	rest := f.respondAsSent(3)
+	var sent [][]string
+	for i, r := range rest {
+		b := f.batchFor(r, "t", 0)
+		sent = append(sent, b.values)
+		assert.Equal(t, []int32{1, 3, 4}[i], b.batch.FirstSequence)
+	}
+	assert.Equal(t, [][]string{values(positions[:2]...), values(positions[2]), values(positions[3])}, sent)
+	assert.Equal(t, values(append([]accumulator.Position{primed}, positions...)...), f.log(tp("t", 0)))
 	f.requireExactlyOnce()
 }

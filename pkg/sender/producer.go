@@ -20,7 +20,12 @@ type Record struct {
 	Key       []byte
 	Value     []byte
 	Headers   []protocol.Header
-	Timestamp int64 // ms since the epoch; 0: now
+	Timestamp int64 // ms since the epoch; 0: ReadAt
+	// ReadAt is when the record was read from its source; the zero time
+	// means now. It is the record's timestamp unless Timestamp is set, and
+	// its batch's creation time for linger and the delivery timeout, so a
+	// caller that reads many records at once reads the clock once.
+	ReadAt time.Time
 }
 
 // ErrRecordTooLarge is wrapped when a record cannot fit in a request.
@@ -108,7 +113,10 @@ func (p *Producer) Send(ctx context.Context, rec *Record, pos accumulator.Positi
 	if rec.Partition >= int32(n) {
 		return fmt.Errorf("%w: partition %d of topic %s, which has %d partitions", ErrUnknownPartition, rec.Partition, rec.Topic, n)
 	}
-	now := p.clock.Now()
+	now := rec.ReadAt
+	if now.IsZero() {
+		now = p.clock.Now()
+	}
 	ts := rec.Timestamp
 	if ts == 0 {
 		ts = now.UnixMilli()
