@@ -326,3 +326,29 @@ func TestWakeup(t *testing.T) {
 	h.md.AddTopic("t") // known topic: nothing to do
 	assert.Equal(t, 3, h.sel.Wakeups())
 }
+
+// TestSetupRequestTimesOutAtSetupTimeout: a peer that accepts the
+// connection but never answers ApiVersions (an HTTP server waiting for a
+// request line) is given up on after the connection setup timeout, not
+// the much longer request timeout.
+func TestSetupRequestTimesOutAtSetupTimeout(t *testing.T) {
+	cfg := baseConfig()
+	cfg.ConnectionSetupTimeout = 2 * time.Second
+	cfg.RequestTimeout = 30 * time.Second
+	h := newHarness(t, cfg, testNodes()...)
+	require.False(t, h.c.Ready(1, h.now()))
+	conn, ok := h.sel.LastConn(1)
+	require.True(t, ok)
+	h.sel.CompleteConnect(conn)
+	require.Empty(t, h.poll())
+	sent, ok := h.sel.LastSent(1)
+	require.True(t, ok)
+	require.Equal(t, protocol.KeyApiVersions, sent.Header.APIKey)
+	h.advance(2*time.Second - time.Millisecond)
+	h.poll()
+	require.False(t, h.sel.IsClosed(conn), "still within the setup timeout")
+	h.advance(time.Millisecond)
+	h.poll()
+	assert.True(t, h.sel.IsClosed(conn), "ApiVersions unanswered after the setup timeout")
+	assert.NotEqual(t, network.Ready, h.c.ConnectionState(1))
+}

@@ -17,6 +17,17 @@ type saslExchange struct {
 	done bool
 }
 
+// newSetupRequest builds a request of the connection setup (ApiVersions,
+// SASL). It times out after the connection setup timeout rather than the
+// request timeout: a peer that accepts connections but never answers (an
+// HTTP server waiting for a request line, a stalled listener) is given up
+// on as promptly as one that does not accept them.
+func (c *Client) newSetupRequest(node int32, body protocol.Request, version int16, now time.Time) *ClientRequest {
+	req := c.newInternalRequest(node, body, version, now)
+	req.Timeout = min(req.Timeout, c.cfg.ConnectionSetupTimeout)
+	return req
+}
+
 // sendApiVersions sends the ApiVersions request that opens every
 // connection.
 func (c *Client) sendApiVersions(node int32, version int16, now time.Time) {
@@ -24,7 +35,7 @@ func (c *Client) sendApiVersions(node int32, version int16, now time.Time) {
 		ClientSoftwareName:    c.cfg.SoftwareName,
 		ClientSoftwareVersion: c.cfg.SoftwareVersion,
 	}
-	c.doSend(c.newInternalRequest(node, body, version, now), kindApiVersions, now)
+	c.doSend(c.newSetupRequest(node, body, version, now), kindApiVersions, now)
 }
 
 // handleApiVersionsResponse stores the broker's versions and moves on to
@@ -76,7 +87,7 @@ func (c *Client) startSASL(responses []*ClientResponse, node int32, now time.Tim
 		return c.authFailed(responses, node, err, now)
 	}
 	body := &protocol.SaslHandshakeRequest{Mechanism: c.cfg.SASL.Name()}
-	c.doSend(c.newInternalRequest(node, body, v, now), kindSaslHandshake, now)
+	c.doSend(c.newSetupRequest(node, body, v, now), kindSaslHandshake, now)
 	return responses
 }
 
@@ -149,7 +160,7 @@ func (c *Client) saslStep(responses []*ClientResponse, node int32, challenge []b
 		return c.authFailed(responses, node, err, now)
 	}
 	body := &protocol.SaslAuthenticateRequest{AuthBytes: out}
-	c.doSend(c.newInternalRequest(node, body, v, now), kindSaslAuthenticate, now)
+	c.doSend(c.newSetupRequest(node, body, v, now), kindSaslAuthenticate, now)
 	return responses
 }
 
