@@ -100,15 +100,19 @@ func lookupSpec(name string) (optionSpec, bool) {
 }
 
 // usageExamples is the Examples section of the help text.
-const usageExamples = `  # lines from stdin; each line is a record, key and value split at a tab
-  printf 'user1\tlogin\nuser2\tlogout\n' | kproduce -t events -K '\t'
+const usageExamples = `  # Piping lines from a shell script: one record per line, reports on stdout
+  # (TOPIC/PARTITION@OFFSET), failures on stderr; exit 0 only if all were delivered
+  printf 'user1\tlogin\nuser2\tlogout\n' | kproduce -b kafka:9092 -t events -K '\t'
+  tail -F app.log | kproduce -t app-logs -o none
 
-  # copy a topic: kcat's JSON envelopes (-J) name topic, partition, key,
-  # value, headers and timestamp
+  # Batch-loading files: several files in order, compressed; a failure names
+  # its file and line (orders-2.txt:1734)
+  kproduce -b kafka:9092 -t orders -z zstd -o none orders-*.txt
   kcat -C -b src:9092 -t events -J -e | kproduce -b dst:9092 -f json
-
-  # each file is one record, byte for byte; print partition and offset
   kproduce -t blobs -f file -k img a.png b.png -o '%s -> %p@%o\n'
+
+  # Smoke-testing a cluster in CI: ten records, one JSON report each
+  seq 10 | kproduce -b "$KAFKA" -t smoke -o json --delivery-timeout 30s
 
   # Java producer properties: a file, or one at a time
   kproduce -t events --config producer.properties -X linger.ms=20 < data.txt
