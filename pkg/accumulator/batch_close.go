@@ -40,8 +40,13 @@ func (b *Batch) Close(comp *protocol.Compressor) error {
 		return fmt.Errorf("close batch for %s/%d: %s needs a compressor", b.tp.Topic, b.tp.Partition, codec)
 	}
 	records := b.buf[protocol.RecordBatchHeaderSize:]
-	// Room for the worst case of every codec (snappy's is 32 + n + n/6).
-	bound := protocol.RecordBatchHeaderSize + len(records) + len(records)/6 + 64
+	// Room for as much as went in: the stream codecs grow the buffer in
+	// the rare case they expand the data (charged below), but snappy wants
+	// its worst case (32 + n + n/6) up front.
+	bound := len(b.buf)
+	if codec == protocol.CodecSnappy {
+		bound += len(records)/6 + 64
+	}
 	pool := b.acc.pool
 	dst := pool.forceAllocate(pool.sizeFor(bound))
 	out, err := comp.Compress(codec, dst[:protocol.RecordBatchHeaderSize], records)
