@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
 // maxFreePositions bounds the recycled position slices kept for new batches.
@@ -16,7 +18,7 @@ const maxFreePositions = 256
 type Accumulator struct {
 	cfg    Config        // immutable
 	cb     Callback      // immutable
-	limit  int           // immutable: the size at which a batch is full, min(BatchSize, BufferMemory)
+	limit  int           // immutable: the size at which a batch is full: min(BatchSize, BufferMemory), less the codec's overhead
 	pool   *bufferPool   // has its own lock; taken after mu, never before
 	wakeup chan struct{} // capacity 1; non-blocking sends
 
@@ -37,7 +39,7 @@ type Accumulator struct {
 	muted       map[TopicPartition]struct{} // guarded by mu: partitions Ready and Drain skip
 	drainIndex  map[int32]int               // guarded by mu: per node, where the next Drain starts
 	drainParts  map[int32][]*deque          // guarded by mu: Drain's scratch
-	freePos     [][]Position                // guarded by mu: recycled position slices
+	freePos     [][]recordMeta              // guarded by mu: recycled position slices
 	nextExpiry  time.Time                   // guarded by mu: earliest delivery deadline seen by ExpiredBatches
 }
 
@@ -50,7 +52,7 @@ func New(cfg Config, cb Callback) *Accumulator {
 	a := &Accumulator{
 		cfg:        cfg,
 		cb:         cb,
-		limit:      int(min(int64(cfg.BatchSize), cfg.BufferMemory)),
+		limit:      batchLimit(cfg),
 		wakeup:     make(chan struct{}, 1),
 		deques:     make(map[TopicPartition]*deque),
 		incomplete: make(map[*Batch]struct{}),
@@ -115,7 +117,7 @@ func (a *Accumulator) newBatchLocked(tp TopicPartition, buf []byte, timestamp in
 		baseSequence:  -1,
 	}
 	if n := len(a.freePos); n > 0 {
-		b.positions = a.freePos[n-1]
+		b.records = a.freePos[n-1]
 		a.freePos[n-1] = nil
 		a.freePos = a.freePos[:n-1]
 	}
@@ -148,12 +150,21 @@ func (a *Accumulator) Deallocate(b *Batch) {
 	}
 	b.deallocated = true
 	delete(a.incomplete, b)
-	if b.positions != nil && len(a.freePos) < maxFreePositions {
-		a.freePos = append(a.freePos, b.positions[:0])
+	if b.records != nil && len(a.freePos) < maxFreePositions {
+		a.freePos = append(a.freePos, b.records[:0])
 	}
 	buf, compressed := b.buf, b.compressed
-	b.buf, b.compressed, b.encoded, b.positions = nil, nil, nil, nil
+	b.buf, b.compressed, b.encoded, b.records = nil, nil, nil, nil
 	a.mu.Unlock()
 	a.pool.release(buf)
 	a.pool.release(compressed)
+}
+
+// batchLimit is the size at which a batch is full: the batch size (within
+// the buffer memory) less the room its compressed copy may need beyond it
+// when the records do not compress, so that the copy fits a buffer of the
+// same size class.
+func batchLimit(cfg Config) int {
+	size := int(min(int64(cfg.BatchSize), cfg.BufferMemory))
+	return max(size-protocol.CompressionOverhead(cfg.Codec, size), protocol.RecordBatchHeaderSize+1)
 }

@@ -18,10 +18,10 @@ var errReleased = errors.New("batch memory already released")
 // lock; comp may be nil when no codec is configured.
 //
 // The compressed copy is charged to the buffer memory without waiting (the
-// sender must not block), so it can overdraw the budget until the batch is
-// deallocated; appenders wait meanwhile. The uncompressed records stay in
-// place: Done reads timestamps from them and SplitAndReenqueue re-slices
-// them.
+// sender must not block), so it can overdraw the budget for a moment;
+// appenders wait meanwhile. The uncompressed records are then released
+// (see releaseRecords), so a compressed batch holds only its compressed
+// bytes while it waits for its answer, as in Kafka's producer.
 func (b *Batch) Close(comp *protocol.Compressor) error {
 	if b.encoded != nil {
 		return nil
@@ -40,13 +40,10 @@ func (b *Batch) Close(comp *protocol.Compressor) error {
 		return fmt.Errorf("close batch for %s/%d: %s needs a compressor", b.tp.Topic, b.tp.Partition, codec)
 	}
 	records := b.buf[protocol.RecordBatchHeaderSize:]
-	// Room for as much as went in: the stream codecs grow the buffer in
-	// the rare case they expand the data (charged below), but snappy wants
-	// its worst case (32 + n + n/6) up front.
-	bound := len(b.buf)
-	if codec == protocol.CodecSnappy {
-		bound += len(records)/6 + 64
-	}
+	// Room for as much as went in and the codec's overhead on data that
+	// does not compress: a full batch left that room (see Accumulator.limit),
+	// so its compressed copy takes a buffer of the same size class.
+	bound := len(b.buf) + protocol.CompressionOverhead(codec, len(records))
 	pool := b.acc.pool
 	dst := pool.forceAllocate(pool.sizeFor(bound))
 	out, err := comp.Compress(codec, dst[:protocol.RecordBatchHeaderSize], records)
@@ -62,5 +59,20 @@ func (b *Batch) Close(comp *protocol.Compressor) error {
 	protocol.PutBatchHeader(out, &h)
 	b.compressed = out
 	b.encoded = out
+	b.releaseRecords()
 	return nil
+}
+
+// releaseRecords gives the uncompressed records of a compressed batch back
+// to the buffer memory, as soon as they are compressed: the reports come
+// from the record list, and a split decompresses. They are kept when the
+// reports need them (ResultRecords, or timestamps too far apart for the
+// record list).
+func (b *Batch) releaseRecords() {
+	if b.acc.cfg.ResultRecords || b.wideTimestamps {
+		return
+	}
+	buf := b.buf
+	b.buf = nil
+	b.acc.pool.release(buf)
 }

@@ -23,36 +23,28 @@ func (b *Batch) Done(baseOffset, logAppendTime int64, err error) bool {
 	return true
 }
 
-// fireCallbacks walks the records in the buffer and reports each.
+// fireCallbacks reports each record in order. Offsets and timestamps come
+// from the record list (a record's offset delta is its index); the encoded
+// records are read only for keys, values and headers (ResultRecords) or
+// for timestamps too far apart for the record list.
 func (b *Batch) fireCallbacks(baseOffset, logAppendTime int64, err error) {
 	res := &b.result
-	withRecords := b.acc.cfg.ResultRecords
+	parse := b.acc.cfg.ResultRecords || b.wideTimestamps
 	var records []byte
-	if len(b.buf) >= protocol.RecordBatchHeaderSize {
+	if parse && len(b.buf) >= protocol.RecordBatchHeaderSize {
 		records = b.buf[protocol.RecordBatchHeaderSize:]
 	}
 	var parseErr error
 	var rec recordView
-	for _, pos := range b.positions {
-		*res = Result{TopicPartition: b.tp, Offset: -1, Timestamp: -1, Position: pos, Err: err}
-		if parseErr == nil {
-			records, parseErr = nextRecord(records, &rec)
+	for i := range b.records {
+		m := &b.records[i]
+		*res = Result{TopicPartition: b.tp, Offset: -1, Timestamp: b.baseTimestamp + int64(m.timestampDelta),
+			Position: m.position(), Err: err}
+		if err == nil && baseOffset >= 0 {
+			res.Offset = baseOffset + int64(i)
 		}
-		if parseErr == nil && withRecords {
-			res.Key, res.Value, b.headers, parseErr = decodeTail(rec.tail, b.headers)
-			if len(b.headers) > 0 {
-				res.Headers = b.headers
-			}
-		}
-		switch {
-		case parseErr != nil:
-			// Never expected: the buffer was written by this package.
-			res.Err = parseErr
-		case err == nil && baseOffset >= 0:
-			res.Offset = baseOffset + int64(rec.offsetDelta)
-		}
-		if parseErr == nil {
-			res.Timestamp = b.baseTimestamp + rec.timestampDelta
+		if parse {
+			parseErr = b.parseRecord(res, &records, &rec, parseErr)
 		}
 		if logAppendTime != -1 && err == nil {
 			res.Timestamp = logAppendTime
@@ -61,4 +53,26 @@ func (b *Batch) fireCallbacks(baseOffset, logAppendTime int64, err error) {
 	}
 	*res = Result{}
 	clear(b.headers)
+}
+
+// parseRecord reads the next record from *records into res: its timestamp
+// and, with ResultRecords, its key, value and headers. Once parsing failed
+// (never expected: this package wrote the buffer) every later record
+// carries the error instead.
+func (b *Batch) parseRecord(res *Result, records *[]byte, rec *recordView, parseErr error) error {
+	if parseErr == nil {
+		*records, parseErr = nextRecord(*records, rec)
+	}
+	if parseErr == nil && b.acc.cfg.ResultRecords {
+		res.Key, res.Value, b.headers, parseErr = decodeTail(rec.tail, b.headers)
+		if len(b.headers) > 0 {
+			res.Headers = b.headers
+		}
+	}
+	if parseErr != nil {
+		res.Err, res.Offset = parseErr, -1
+		return parseErr
+	}
+	res.Timestamp = b.baseTimestamp + rec.timestampDelta
+	return nil
 }

@@ -26,7 +26,7 @@ func (a *Accumulator) SplitAndReenqueue(b *Batch, now time.Time) int { return le
 // The new buffers are taken without waiting (the sender must not block),
 // which can overdraw the buffer memory briefly.
 func (a *Accumulator) Split(b *Batch, now time.Time) []*Batch {
-	if b.count < 2 || b.buf == nil || !b.state.CompareAndSwap(statePending, stateSplit) {
+	if b.count < 2 || (b.buf == nil && b.compressed == nil) || !b.state.CompareAndSwap(statePending, stateSplit) {
 		return nil
 	}
 	parts, ok := a.splitRecords(b)
@@ -57,7 +57,10 @@ func (a *Accumulator) Split(b *Batch, now time.Time) []*Batch {
 // each. Only the sender touches b here.
 func (a *Accumulator) splitRecords(b *Batch) ([]*Batch, bool) {
 	per := b.count / 2
-	records := b.buf[headerRoom:]
+	records, ok := b.uncompressedRecords()
+	if !ok {
+		return nil, false
+	}
 	var parts []*Batch
 	for done := 0; done < b.count; done += per {
 		n := min(per, b.count-done)
@@ -95,7 +98,7 @@ func (a *Accumulator) splitPart(b *Batch, records []byte, from, n int) (*Batch, 
 	}
 	buf := a.pool.forceAllocate(a.pool.sizeFor(size))[:headerRoom]
 	p := &Batch{acc: a, tp: b.tp, createdAt: b.createdAt, id: b.id, buf: buf,
-		positions: make([]Position, 0, n), baseTimestamp: baseTs, maxTimestamp: baseTs,
+		records: make([]recordMeta, 0, n), baseTimestamp: baseTs, maxTimestamp: baseTs,
 		appendsClosed: true, lastAttemptAt: b.createdAt, producerID: protocol.NoProducerID, producerEpoch: -1, baseSequence: -1}
 	if b.baseSequence >= 0 {
 		p.producerID, p.producerEpoch = b.producerID, b.producerEpoch
@@ -105,9 +108,24 @@ func (a *Accumulator) splitPart(b *Batch, records []byte, from, n int) (*Batch, 
 		records, _ = nextRecord(records, &rec) // parsed above
 		ts := b.baseTimestamp + rec.timestampDelta
 		p.buf = appendRewritten(p.buf, &rec, int32(i), ts-baseTs)
-		p.positions = append(p.positions, b.positions[from+i])
+		m := b.records[from+i]
+		m.timestampDelta = int32(ts - baseTs)
+		p.wideTimestamps = p.wideTimestamps || ts-baseTs != int64(m.timestampDelta)
+		p.records = append(p.records, m)
 		p.count++
 		p.maxTimestamp = max(p.maxTimestamp, ts)
 	}
 	return p, records, true
+}
+
+// uncompressedRecords returns the batch's records as encoded before
+// compression: its buffer, or, when Close released the buffer after
+// compressing, the compressed records decompressed (a rare path: only a
+// batch the broker refused as too large is split).
+func (b *Batch) uncompressedRecords() ([]byte, bool) {
+	if b.buf != nil {
+		return b.buf[headerRoom:], true
+	}
+	records, err := protocol.Decompress(b.acc.cfg.Codec, b.compressed[headerRoom:], int(b.acc.cfg.BufferMemory))
+	return records, err == nil
 }

@@ -72,22 +72,38 @@ const parallelMin = 256 << 10
 // at 1.7 times the speed.
 const zstdLevel = zstd.SpeedFastest
 
+// zstdWindow is the zstd window: a batch is at most about 1 MiB, so a
+// larger window (the library's default is 8 MiB) would only cost memory,
+// per encoder goroutine.
+const zstdWindow = 1 << 20
+
 // Compressor compresses record sets. It keeps its encoders so that
 // steady-state compression does not allocate them. It is not safe for
 // concurrent use; give each goroutine its own.
 type Compressor struct {
 	gz      *gzip.Writer
-	lz      *lz4.Writer   // one goroutine
-	lzPar   *lz4.Writer   // blocks on several goroutines, for large inputs
+	lz4     lz4Frame
 	zs      *zstd.Encoder // EncodeAll, one goroutine
 	zsPar   *zstd.Encoder // streaming, blocks on several goroutines
 	workers int           // goroutines for large inputs
 	out     appendWriter
+	scratch []byte // snappy's output, reused
 }
 
 // NewCompressor returns a Compressor with no encoder created yet. Large
 // inputs are compressed with up to GOMAXPROCS goroutines.
 func NewCompressor() *Compressor { return &Compressor{workers: runtime.GOMAXPROCS(0)} }
+
+// CompressionOverhead bounds how much the Compressor's output for n bytes
+// can exceed n (incompressible input: stored blocks and frame headers).
+// Producers keep room for it so that a full batch still fits its buffer
+// once compressed.
+func CompressionOverhead(codec Codec, n int) int {
+	if codec == CodecNone {
+		return 0
+	}
+	return 64 + n/1024
+}
 
 // appendWriter is an io.Writer that appends to a byte slice.
 type appendWriter struct{ b []byte }
@@ -105,21 +121,21 @@ func (c *Compressor) Compress(codec Codec, dst, src []byte) ([]byte, error) {
 	case CodecNone:
 		return append(dst, src...), nil
 	case CodecSnappy:
+		// The encoder wants room for its worst case (n + n/6 + 32), far
+		// beyond what it writes: encode into a scratch buffer, then copy.
 		n := s2.MaxEncodedLen(len(src))
 		if n < 0 {
 			return dst, fmt.Errorf("snappy: input of %d bytes too large", len(src))
 		}
-		start := len(dst)
-		dst = grow(dst, n)
-		enc := s2.EncodeSnappy(dst[start:start+n], src)
-		return dst[:start+len(enc)], nil
+		c.scratch = grow(c.scratch[:0], n)
+		return append(dst, s2.EncodeSnappy(c.scratch, src)...), nil
 	case CodecZstd:
 		if len(src) >= parallelMin && c.workers > 1 {
 			return c.zstdParallel(dst, src)
 		}
 		if c.zs == nil {
 			enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1),
-				zstd.WithEncoderLevel(zstdLevel), zstd.WithZeroFrames(true))
+				zstd.WithEncoderLevel(zstdLevel), zstd.WithZeroFrames(true), zstd.WithWindowSize(zstdWindow))
 			if err != nil {
 				return dst, fmt.Errorf("zstd: %w", err)
 			}
@@ -135,33 +151,9 @@ func (c *Compressor) Compress(codec Codec, dst, src []byte) ([]byte, error) {
 		}
 		return c.finish(c.gz, src)
 	case CodecLz4:
-		c.out.b = dst
-		w, err := c.lz4Writer(len(src) >= parallelMin && c.workers > 1)
-		if err != nil {
-			return dst, err
-		}
-		return c.finish(w, src)
+		return c.lz4.appendFrame(dst, src, c.workers), nil
 	}
 	return dst, fmt.Errorf("%w %d", ErrUnknownCodec, codec)
-}
-
-// lz4Writer returns the lz4 frame writer, reset to write into c.out:
-// 64 KiB independent blocks, as Kafka's Java client writes them, on
-// several goroutines when parallel.
-func (c *Compressor) lz4Writer(parallel bool) (*lz4.Writer, error) {
-	w, workers := &c.lz, 1
-	if parallel {
-		w, workers = &c.lzPar, c.workers
-	}
-	if *w == nil {
-		*w = lz4.NewWriter(&c.out)
-		if err := (*w).Apply(lz4.BlockSizeOption(lz4.Block64Kb), lz4.ConcurrencyOption(workers)); err != nil {
-			return nil, fmt.Errorf("lz4: %w", err)
-		}
-		return *w, nil
-	}
-	(*w).Reset(&c.out)
-	return *w, nil
 }
 
 // zstdParallel compresses a large input with the streaming encoder, whose
@@ -170,7 +162,7 @@ func (c *Compressor) zstdParallel(dst, src []byte) ([]byte, error) {
 	c.out.b = dst
 	if c.zsPar == nil {
 		enc, err := zstd.NewWriter(&c.out, zstd.WithEncoderConcurrency(c.workers),
-			zstd.WithEncoderLevel(zstdLevel), zstd.WithZeroFrames(true))
+			zstd.WithEncoderLevel(zstdLevel), zstd.WithZeroFrames(true), zstd.WithWindowSize(zstdWindow))
 		if err != nil {
 			return dst, fmt.Errorf("zstd: %w", err)
 		}

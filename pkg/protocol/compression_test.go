@@ -443,3 +443,21 @@ func BenchmarkDecompress(b *testing.B) {
 		})
 	}
 }
+
+// TestCompressionOverheadBounds: on random (incompressible) input of any
+// size the output stays within n + CompressionOverhead, for every codec.
+func TestCompressionOverheadBounds(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 6))
+	comp := NewCompressor()
+	for _, n := range []int{0, 1, 100, 4 << 10, 64<<10 + 1, 300 << 10, 1 << 20} {
+		src := make([]byte, n)
+		for i := range src {
+			src[i] = byte(rnd.Uint32())
+		}
+		for _, c := range czCodecs {
+			out, err := comp.Compress(c, nil, src)
+			require.NoError(t, err)
+			assert.LessOrEqual(t, len(out), n+CompressionOverhead(c, n), "%s of %d random bytes", c, n)
+		}
+	}
+}
