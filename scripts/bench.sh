@@ -68,9 +68,11 @@ broker=127.0.0.1:$port
 results=$work/results
 : >"$results"
 measure() { # measure WORKLOAD NAME INPUT COMMAND
-  local w=$1 name=$2 input=$3 cmd=${4//BROKER/$broker}
-  if /usr/bin/time -f '%e %M' -o "$work/time" bash -c "$cmd" <"$input" >/dev/null 2>"$work/err"; then
-    echo "$w $name $r $(cat "$work/time")" >>"$results"
+  local w=$1 name=$2 input=$3 cmd=${4//BROKER/$broker} start end
+  start=$(date +%s%N)
+  if /usr/bin/time -f '%M' -o "$work/time" bash -c "$cmd" <"$input" >/dev/null 2>"$work/err"; then
+    end=$(date +%s%N)
+    echo "$w $name $r $(( (end - start) / 1000 )) $(tail -1 "$work/time")" >>"$results"
   else
     echo "$w/$name failed: $(tail -3 "$work/err")" >&2
   fi
@@ -113,8 +115,11 @@ from collections import defaultdict
 path, lines = sys.argv[1], int(sys.argv[2])
 rows = defaultdict(dict)  # (workload, tool) -> round -> (wall, rss)
 for l in open(path):
-    w, tool, r, wall, rss = l.split()
-    rows[(w, tool)][r] = (float(wall), int(rss))
+    w, tool, r, wall_us, rss = l.split()
+    rows[(w, tool)].setdefault(r, []).append((int(wall_us) / 1e6, int(rss)))
+# Several runs of a workload in one round (S1) count as their median.
+rows = {k: {r: (st.median(x[0] for x in v), st.median(x[1] for x in v)) for r, v in rounds.items()}
+        for k, rounds in rows.items()}
 def med(w, tool, i):
     v = [x[i] for x in rows.get((w, tool), {}).values()]
     return st.median(v) if v else None
@@ -123,6 +128,7 @@ def ratio(w, tool, base_w, base_tool):
     rs = [a[r][0] / b[r][0] for r in a if r in b and b[r][0] > 0]
     return st.median(rs) if rs else None
 print(f"{'workload':10} {'tool':9} {'wall_med_s':>10} {'records/s':>11} {'rss_med_MiB':>11} {'vs kcat':>8} {'vs franz':>8}")
+# Ratios are medians of per-round ratios (each round runs the tools back to back).
 order = ['T1', 'T2', 'T3', 'T4-lz4', 'T4-zstd', 'S1', 'M1-10x']
 for w in order:
     for tool in ['kcat', 'franz', 'kproduce']:
@@ -134,7 +140,7 @@ for w in order:
         vk = ratio(w, tool, base_w, 'kcat') if tool != 'kcat' else None
         vf = ratio(w, tool, base_w, 'franz') if tool == 'kproduce' and w != 'S1' else None
         f = lambda x: f"{x:8.3f}" if x is not None else f"{'-':>8}"
-        print(f"{w:10} {tool:9} {wall:10.3f} {n / wall:11.0f} {rss / 1024:11.1f} {f(vk)} {f(vf)}")
+        print(f"{w:10} {tool:9} {wall:10.4f} {n / wall:11.0f} {rss / 1024:11.1f} {f(vk)} {f(vf)}")
 t1 = med('T1', 'kproduce', 1); m10 = med('M1-10x', 'kproduce', 1)
 if t1 and m10:
     print(f"M1: kproduce peak RSS {t1/1024:.1f} MiB for {lines} lines, {m10/1024:.1f} MiB for {10*lines} lines (ratio {m10/t1:.2f})")
