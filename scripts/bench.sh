@@ -136,9 +136,9 @@ for w in order:
             continue
         wall, rss = med(w, tool, 0), med(w, tool, 1)
         n = 1 if w == 'S1' else lines * (10 if w == 'M1-10x' else 1)
-        base_w = 'T1' if w in ('T2', 'M1-10x') else w
-        vk = ratio(w, tool, base_w, 'kcat') if tool != 'kcat' else None
-        vf = ratio(w, tool, base_w, 'franz') if tool == 'kproduce' and w != 'S1' else None
+        base_w = 'T1' if w == 'T2' else w
+        vk = ratio(w, tool, base_w, 'kcat') if tool != 'kcat' and w != 'M1-10x' else None
+        vf = ratio(w, tool, base_w, 'franz') if tool == 'kproduce' and w not in ('S1', 'M1-10x') else None
         f = lambda x: f"{x:8.3f}" if x is not None else f"{'-':>8}"
         print(f"{w:10} {tool:9} {wall:10.4f} {n / wall:11.0f} {rss / 1024:11.1f} {f(vk)} {f(vf)}")
 t1 = med('T1', 'kproduce', 1); m10 = med('M1-10x', 'kproduce', 1)

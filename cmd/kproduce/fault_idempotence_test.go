@@ -41,12 +41,11 @@ func batchOf(req kmsg.Request, partition int32) (batchID, bool) {
 	return batchID{}, false
 }
 
-// duplicateOnRetry makes partition 2's leader store a batch and answer
-// REQUEST_TIMED_OUT, then answer the batch's retry with
-// DUPLICATE_SEQUENCE_NUMBER, as a broker does for a retry of a batch it
-// already holds (Kafka answers so when the batch is older than the last
-// five it caches; kfake itself answers success with the original offset).
-func duplicateOnRetry(_ *testing.T, fc *faultCluster) {
+// timedOutThen stores a batch of partition 2 (from the 10th request on)
+// and answers REQUEST_TIMED_OUT, so its outcome is unknown to the client;
+// then it answers, once, err to the first later batch of partition 2 for
+// which then(first, id) holds.
+func timedOutThen(fc *faultCluster, err *kerr.Error, then func(first, id batchID) bool) {
 	var mu sync.Mutex
 	var first batchID
 	captured := false
@@ -63,13 +62,22 @@ func duplicateOnRetry(_ *testing.T, fc *faultCluster) {
 				return ok
 			}},
 		kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: fc.topic, Partitions: []int32{2},
-			Err: kerr.DuplicateSequenceNumber, Count: 1, When: func(req kmsg.Request) bool {
+			Err: err, Count: 1, When: func(req kmsg.Request) bool {
 				id, ok := batchOf(req, 2)
 				mu.Lock()
 				defer mu.Unlock()
-				return ok && captured && id == first
+				return ok && captured && then(first, id)
 			}},
 	)
+}
+
+// duplicateOnRetry makes partition 2's leader store a batch and answer
+// REQUEST_TIMED_OUT, then answer the batch's retry with
+// DUPLICATE_SEQUENCE_NUMBER, as a broker does for a retry of a batch it
+// already holds (Kafka answers so when the batch is older than the last
+// five it caches; kfake itself answers success with the original offset).
+func duplicateOnRetry(_ *testing.T, fc *faultCluster) {
+	timedOutThen(fc, kerr.DuplicateSequenceNumber, func(first, id batchID) bool { return id == first })
 }
 
 // firstBatchRefused answers the first request carrying partition 1 with
@@ -114,29 +122,9 @@ func refusedAfterReset(_ *testing.T, fc *faultCluster) {
 // while the first batch still waits for its retry. Under the new id the
 // broker cannot recognise that retry as a duplicate.
 func unclearThenReset(_ *testing.T, fc *faultCluster) {
-	var mu sync.Mutex
-	var first batchID
-	captured := false
-	fc.inject(
-		kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: fc.topic, Partitions: []int32{2},
-			Err: kerr.RequestTimedOut, Count: 1, When: func(req kmsg.Request) bool {
-				if fc.produceRequests() < 10 {
-					return false
-				}
-				id, ok := batchOf(req, 2)
-				mu.Lock()
-				defer mu.Unlock()
-				first, captured = id, ok
-				return ok
-			}},
-		kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: fc.topic, Partitions: []int32{2},
-			Err: kerr.InvalidRecord, Count: 1, When: func(req kmsg.Request) bool {
-				id, ok := batchOf(req, 2)
-				mu.Lock()
-				defer mu.Unlock()
-				return ok && captured && id.producerID == first.producerID && id.sequence > first.sequence
-			}},
-	)
+	timedOutThen(fc, kerr.InvalidRecord, func(first, id batchID) bool {
+		return id.producerID == first.producerID && id.sequence > first.sequence
+	})
 }
 
 // unclearThenRefused stores the first two batches of partition 2 sent
