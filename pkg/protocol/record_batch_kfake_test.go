@@ -222,7 +222,9 @@ func TestDecodeBatchesProducedByFranzGo(t *testing.T) {
 				if first == nil {
 					first = b
 				}
-				assert.Equal(t, codec, b.Codec())
+				// franz-go sends a batch uncompressed when compressing would not
+				// make it smaller, which depends on how it cut the batches.
+				assert.Contains(t, []Codec{codec, CodecNone}, b.Codec())
 				got = append(got, b.Records...)
 				stored = rest
 			}
