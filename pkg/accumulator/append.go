@@ -85,6 +85,10 @@ func (a *Accumulator) checkRecord(tp TopicPartition, key, value []byte, headers 
 			tp.Topic, tp.Partition, ErrRecordTooLarge, raw, a.cfg.BufferMemory)
 	}
 	own := headerRoom + protocol.RecordSize(0, 0, key, value, headers)
+	if a.cfg.MaxRequestSize > 0 && own > a.cfg.MaxRequestSize {
+		return 0, fmt.Errorf("%w: %d bytes in a batch, more than the maximum request size of %d",
+			ErrRecordTooLarge, own, a.cfg.MaxRequestSize)
+	}
 	if int64(own) > a.cfg.BufferMemory {
 		return 0, fmt.Errorf("append to %s/%d: %w: a batch of %d bytes for this record exceeds the buffer memory of %d bytes",
 			tp.Topic, tp.Partition, ErrRecordTooLarge, own, a.cfg.BufferMemory)

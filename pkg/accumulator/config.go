@@ -50,6 +50,9 @@ type Config struct {
 	// ResultRecords makes Done decode each record's key, value and headers
 	// into its Result; timestamps are always reported.
 	ResultRecords bool
+	// MaxRequestSize is max.request.size: a record whose batch alone would
+	// be larger fails Append at once (0: no limit).
+	MaxRequestSize int
 	// Jitter returns a factor in [0.8, 1.2] applied to retry backoffs
 	// (values outside are clamped). Nil uses math/rand/v2.
 	Jitter func() float64

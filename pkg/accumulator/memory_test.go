@@ -336,3 +336,17 @@ func TestConcurrentAppendersAndSender(t *testing.T) {
 	}
 	assert.Equal(t, cfg.BufferMemory, a.pool.unused())
 }
+
+// TestRecordOverMaxRequestSize: a record whose batch alone exceeds the
+// maximum request size fails Append at once, without taking memory.
+func TestRecordOverMaxRequestSize(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxRequestSize = 200
+	a, _ := newTestAccumulator(t, cfg)
+	tp := TopicPartition{"t", 0}
+	_, err := a.Append(context.Background(), tp, 1, nil, make([]byte, 100), nil, Position{}, false, t0)
+	require.NoError(t, err, "fits")
+	_, err = a.Append(context.Background(), tp, 1, nil, make([]byte, 200), nil, Position{}, false, t0)
+	require.ErrorIs(t, err, ErrRecordTooLarge)
+	assert.Contains(t, err.Error(), "maximum request size of 200")
+}

@@ -28,8 +28,9 @@ type Record struct {
 	ReadAt time.Time
 }
 
-// ErrRecordTooLarge is wrapped when a record cannot fit in a request.
-var ErrRecordTooLarge = errors.New("record too large")
+// ErrRecordTooLarge is wrapped when a record cannot fit in a request (or
+// in the buffer memory).
+var ErrRecordTooLarge = accumulator.ErrRecordTooLarge
 
 // ErrUnknownPartition is wrapped when an explicit partition does not exist.
 var ErrUnknownPartition = errors.New("unknown partition")
@@ -81,6 +82,7 @@ func newProducer(cfg Config, sel network.Selector, clock network.Clock, cb accum
 		cfg.Partitioner = accumulator.NewMurmur2Partitioner(cfg.Rand)
 	}
 	cfg.Network.RequestTimeout = cfg.RequestTimeout
+	cfg.Accumulator.MaxRequestSize = cfg.MaxRequestSize
 	cfg.Network.Logger = cfg.Logger
 	md := network.NewMetadata(cfg.Metadata, bootstrap)
 	client := network.NewClient(cfg.Network, md, sel, clock)
@@ -102,9 +104,6 @@ func (p *Producer) Send(ctx context.Context, rec *Record, pos accumulator.Positi
 	}
 	if p.sender.closing.Load() {
 		return ErrClosed
-	}
-	if size := protocol.RecordBatchHeaderSize + protocol.RecordSize(0, 0, rec.Key, rec.Value, rec.Headers); size > p.cfg.MaxRequestSize {
-		return fmt.Errorf("%w: %d bytes in a batch, more than the maximum request size of %d", ErrRecordTooLarge, size, p.cfg.MaxRequestSize)
 	}
 	n, err := p.partitionCount(ctx, rec.Topic)
 	if err != nil {
