@@ -173,7 +173,8 @@ func (c *Cluster) PartitionCount(topic string) int {
 }
 
 // LeaderFor returns the leader of a partition. ok is false when the
-// partition is unknown or has no leader (-1).
+// partition is unknown, has no leader (-1), or names a leader missing from
+// the broker list.
 func (c *Cluster) LeaderFor(topic string, partition int32) (int32, bool) {
 	t, ok := c.topics[topic]
 	if !ok {
@@ -181,6 +182,11 @@ func (c *Cluster) LeaderFor(topic string, partition int32) (int32, bool) {
 	}
 	p, ok := t.partition(partition)
 	if !ok || p.Leader < 0 {
+		return -1, false
+	}
+	if _, known := c.Node(p.Leader); !known {
+		// A leader missing from the broker list cannot be reached: Kafka's
+		// metadata parsing treats it as no leader too.
 		return -1, false
 	}
 	return p.Leader, true

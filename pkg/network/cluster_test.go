@@ -121,3 +121,22 @@ func TestBootstrapCluster(t *testing.T) {
 	assert.Empty(t, c.Topics())
 	assert.Contains(t, c.String(), "2 brokers")
 }
+
+// TestLeaderNotInBrokerListIsNoLeader: a partition whose leader is not
+// among the metadata's brokers has no usable leader.
+func TestLeaderNotInBrokerListIsNoLeader(t *testing.T) {
+	c := newClusterFromResponse(&protocol.MetadataResponse{
+		Brokers: []protocol.MetadataResponseBroker{{NodeID: 1, Host: "a", Port: 1}},
+		Topics: []protocol.MetadataResponseTopic{{Name: strp("t"), Partitions: []protocol.MetadataResponsePartition{
+			{PartitionIndex: 0, LeaderID: 1}, {PartitionIndex: 1, LeaderID: 7},
+		}}},
+	}, nil)
+	leader, ok := c.LeaderFor("t", 0)
+	assert.True(t, ok)
+	assert.Equal(t, int32(1), leader)
+	_, ok = c.LeaderFor("t", 1)
+	assert.False(t, ok, "broker 7 is not listed")
+	p, ok := c.Partition("t", 1)
+	require.True(t, ok)
+	assert.Equal(t, int32(7), p.Leader, "the partition still names it")
+}

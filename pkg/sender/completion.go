@@ -230,16 +230,15 @@ func (s *Sender) leaderReason(tp accumulator.TopicPartition) error {
 		}
 		if p, ok := cluster.Partition(tp.Topic, tp.Partition); ok && p.Err != nil {
 			return fmt.Errorf("no leader for %s/%d: %w", tp.Topic, tp.Partition, p.Err)
+		} else if ok && p.Leader >= 0 {
+			return fmt.Errorf("the leader of %s/%d, broker %d, is not in the metadata's broker list", tp.Topic, tp.Partition, p.Leader)
 		}
 		if err := s.md.LastError(); err != nil {
 			return fmt.Errorf("no leader known for %s/%d; last metadata error: %w", tp.Topic, tp.Partition, err)
 		}
 		return fmt.Errorf("no leader known for %s/%d", tp.Topic, tp.Partition)
 	}
-	n, ok := cluster.Node(leader)
-	if !ok {
-		return fmt.Errorf("the leader of %s/%d, broker %d, is not in the metadata's broker list", tp.Topic, tp.Partition, leader)
-	}
+	n, _ := cluster.Node(leader) // LeaderFor names only listed brokers
 	name := n.String()
 	if err := s.client.AuthenticationError(leader); err != nil {
 		return fmt.Errorf("leader of %s/%d, %s: %w", tp.Topic, tp.Partition, name, err)

@@ -125,7 +125,6 @@ func (s *Sender) afterTurn() {
 func (s *Sender) sendProducerData(now time.Time) time.Duration {
 	cluster := s.md.Fetch()
 	result := s.acc.Ready(cluster, now)
-	s.dropUnknownLeaders(cluster, &result)
 	if len(result.UnknownLeaderTopics) > 0 {
 		s.requestMetadataUpdate(result.UnknownLeaderTopics)
 	}
@@ -164,33 +163,6 @@ func (s *Sender) sendProducerData(now time.Time) time.Duration {
 		timeout = min(timeout, d.Sub(now))
 	}
 	return max(timeout, 0)
-}
-
-// dropUnknownLeaders treats a leader the metadata names but does not list
-// among its brokers as unknown (as Kafka's metadata parsing does): there is
-// nothing to connect to, and waiting on it must not spin.
-func (s *Sender) dropUnknownLeaders(cluster *network.Cluster, result *accumulator.ReadyCheckResult) {
-	for node := range result.ReadyNodes {
-		if _, ok := cluster.Node(node); ok {
-			continue
-		}
-		delete(result.ReadyNodes, node)
-		for _, topic := range cluster.Topics() {
-			if t, _ := cluster.Topic(topic); ledBy(t, node) {
-				result.UnknownLeaderTopics[topic] = struct{}{}
-			}
-		}
-	}
-}
-
-// ledBy reports whether a partition of t is led by node.
-func ledBy(t *network.TopicMetadata, node int32) bool {
-	for _, p := range t.Partitions {
-		if p.Leader == node {
-			return true
-		}
-	}
-	return false
 }
 
 // requestMetadataUpdate asks for metadata about topics with partitions
