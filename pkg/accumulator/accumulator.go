@@ -71,6 +71,9 @@ func New(cfg Config, cb Callback) *Accumulator {
 func (a *Accumulator) Wakeup() <-chan struct{} { return a.wakeup }
 
 func (a *Accumulator) signal() {
+	if a.cfg.Wakeup != nil {
+		a.cfg.Wakeup()
+	}
 	select {
 	case a.wakeup <- struct{}{}:
 	default:

@@ -53,6 +53,12 @@ type Config struct {
 	// MaxRequestSize is max.request.size: a record whose batch alone would
 	// be larger fails Append at once (0: no limit).
 	MaxRequestSize int
+	// Wakeup, when set, is called (from an appender's goroutine) whenever a
+	// batch becomes sendable before its linger (a new batch behind a full
+	// one, a full batch) or an appender starts waiting for memory, which
+	// makes every batch sendable: the sender should look again at once. The
+	// Wakeup channel is signalled at the same moments.
+	Wakeup func()
 	// Jitter returns a factor in [0.8, 1.2] applied to retry backoffs
 	// (values outside are clamped). Nil uses math/rand/v2.
 	Jitter func() float64

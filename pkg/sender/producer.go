@@ -86,6 +86,9 @@ func newProducer(cfg Config, sel network.Selector, clock network.Clock, cb accum
 	cfg.Network.Logger = cfg.Logger
 	md := network.NewMetadata(cfg.Metadata, bootstrap)
 	client := network.NewClient(cfg.Network, md, sel, clock)
+	// The accumulator wakes the Sender when a batch becomes sendable early
+	// (full, or an appender waits for memory).
+	cfg.Accumulator.Wakeup = client.Wakeup
 	acc := accumulator.New(cfg.Accumulator, cb)
 	p := &Producer{cfg: cfg, acc: acc, client: client, md: md, clock: clock,
 		part: cfg.Partitioner, missingSince: make(map[string]time.Time)}
@@ -120,7 +123,7 @@ func (p *Producer) Send(ctx context.Context, rec *Record, pos accumulator.Positi
 	if ts == 0 {
 		ts = now.UnixMilli()
 	}
-	res, err := p.append(ctx, rec, n, ts, pos, now)
+	_, err = p.append(ctx, rec, n, ts, pos, now)
 	if errors.Is(err, accumulator.ErrClosed) {
 		// Closed by Close, or by a client-fatal error.
 		if ferr := p.sender.fatalError(); ferr != nil {
@@ -128,13 +131,7 @@ func (p *Producer) Send(ctx context.Context, rec *Record, pos accumulator.Positi
 		}
 		return fmt.Errorf("%w: %w", ErrClosed, err)
 	}
-	if err != nil {
-		return err
-	}
-	if res.BatchIsFull || res.NewBatchCreated {
-		p.client.Wakeup()
-	}
-	return nil
+	return err
 }
 
 // append chooses the partition and appends, redoing the choice when the
