@@ -23,46 +23,26 @@ type peerHandler func(c *peerConn, h *protocol.RequestHeader, req protocol.Reque
 // and lets its handler answer. Tests use it to misbehave in ways kfake
 // cannot (wrong correlation ids, broken frames, impossible metadata).
 type fakePeer struct {
-	ln     net.Listener
+	*networktest.Server
 	handle peerHandler
 
-	wg    sync.WaitGroup
-	mu    sync.Mutex // guards conns and reqs
-	conns []net.Conn
-	reqs  []protocol.APIKey // the keys of every request decoded, in order
+	mu   sync.Mutex        // guards reqs
+	reqs []protocol.APIKey // the keys of every request decoded, in order
 }
 
 // newFakePeer starts a peer whose connections are served by handle; it is
 // closed when the test ends.
 func newFakePeer(t testing.TB, handle peerHandler) *fakePeer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p := &fakePeer{handle: handle}
+	srv, err := networktest.NewServer(func(nc net.Conn) {
+		defer nc.Close()
+		p.serve(&peerConn{Conn: nc})
+	})
 	require.NoError(t, err)
-	p := &fakePeer{ln: ln, handle: handle}
-	p.wg.Add(1)
-	go p.accept()
-	t.Cleanup(p.close)
+	p.Server = srv
+	t.Cleanup(srv.Close)
 	return p
-}
-
-// accept serves every connection until the listener closes.
-func (p *fakePeer) accept() {
-	defer p.wg.Done()
-	for {
-		nc, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, nc)
-		p.mu.Unlock()
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			defer nc.Close()
-			p.serve(&peerConn{Conn: nc})
-		}()
-	}
 }
 
 // serve reads and answers the requests of one connection.
@@ -100,23 +80,11 @@ func readRequestFrame(r io.Reader) ([]byte, error) {
 	return payload, err
 }
 
-// close stops accepting, closes every connection and waits for the
-// goroutines.
-func (p *fakePeer) close() {
-	_ = p.ln.Close()
-	p.mu.Lock()
-	for _, c := range p.conns {
-		_ = c.Close()
-	}
-	p.mu.Unlock()
-	p.wg.Wait()
-}
-
 // addr is the peer's host:port.
-func (p *fakePeer) addr() string { return p.ln.Addr().String() }
+func (p *fakePeer) addr() string { return p.Addr() }
 
 // port is the peer's port.
-func (p *fakePeer) port() int32 { return int32(p.ln.Addr().(*net.TCPAddr).Port) }
+func (p *fakePeer) port() int32 { return p.Port() }
 
 // requests returns the keys of the requests decoded so far.
 func (p *fakePeer) requests() []protocol.APIKey {
@@ -205,52 +173,66 @@ func frameOf(size int32, payload []byte) []byte {
 
 // rawServer accepts connections on loopback and runs handle on each, for
 // peers that do not speak Kafka at all.
-type rawServer struct {
-	ln    net.Listener
-	wg    sync.WaitGroup
-	mu    sync.Mutex // guards conns
-	conns []net.Conn
-}
+type rawServer struct{ *networktest.Server }
 
-// newRawServer starts a raw server; it is closed when the test ends.
+// newRawServer starts a raw server; it is closed when the test ends. Each
+// connection is closed when handle returns.
 func newRawServer(t testing.TB, handle func(net.Conn)) *rawServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := networktest.NewServer(func(c net.Conn) {
+		defer c.Close()
+		handle(c)
+	})
 	require.NoError(t, err)
-	s := &rawServer{ln: ln}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.mu.Lock()
-			s.conns = append(s.conns, c)
-			s.mu.Unlock()
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				defer c.Close()
-				handle(c)
-			}()
-		}
-	}()
-	t.Cleanup(s.close)
-	return s
-}
-
-// close stops accepting, closes every connection and waits.
-func (s *rawServer) close() {
-	_ = s.ln.Close()
-	s.mu.Lock()
-	for _, c := range s.conns {
-		_ = c.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
+	t.Cleanup(srv.Close)
+	return &rawServer{srv}
 }
 
 // addr is the server's host:port.
-func (s *rawServer) addr() string { return s.ln.Addr().String() }
+func (s *rawServer) addr() string { return s.Addr() }
+
+// peerAnswers are the answers of a one-broker cluster peer. A nil field
+// takes the default: peerAPIVersions, six partitions led by the peer, and
+// closing the connection on Produce. intercept, when set, sees every
+// request first and answers it when handled is true.
+type peerAnswers struct {
+	versions  func() *protocol.ApiVersionsResponse
+	metadata  func(p *fakePeer, req *protocol.MetadataRequest) *protocol.MetadataResponse
+	produce   func(req *protocol.ProduceRequest) protocol.Response
+	intercept func(c *peerConn, h *protocol.RequestHeader, req protocol.Request) (keep, handled bool)
+}
+
+// newClusterPeer starts a one-broker cluster peer with answers a.
+func newClusterPeer(t *testing.T, a peerAnswers) *fakePeer {
+	t.Helper()
+	if a.versions == nil {
+		a.versions = peerAPIVersions
+	}
+	if a.metadata == nil {
+		a.metadata = func(p *fakePeer, req *protocol.MetadataRequest) *protocol.MetadataResponse {
+			return peerMetadata(p, req, 6, 1)
+		}
+	}
+	var p *fakePeer
+	p = newFakePeer(t, func(c *peerConn, h *protocol.RequestHeader, req protocol.Request) bool {
+		if a.intercept != nil {
+			if keep, handled := a.intercept(c, h, req); handled {
+				return keep
+			}
+		}
+		switch r := req.(type) {
+		case *protocol.ApiVersionsRequest:
+			return c.respond(h, a.versions())
+		case *protocol.MetadataRequest:
+			return c.respond(h, a.metadata(p, r))
+		case *protocol.InitProducerIdRequest:
+			return c.respond(h, &protocol.InitProducerIdResponse{ProducerID: 7, ProducerEpoch: 0})
+		case *protocol.ProduceRequest:
+			if a.produce != nil {
+				return c.respond(h, a.produce(r))
+			}
+		}
+		return false
+	})
+	return p
+}

@@ -59,22 +59,12 @@ func badReplies() []badReply {
 // answered with an error, so nothing is ever delivered.
 func misbehavingPeer(t *testing.T, key protocol.APIKey, bad badReply) *fakePeer {
 	t.Helper()
-	var p *fakePeer
-	p = newFakePeer(t, func(c *peerConn, h *protocol.RequestHeader, req protocol.Request) bool {
+	return newClusterPeer(t, peerAnswers{intercept: func(c *peerConn, h *protocol.RequestHeader, req protocol.Request) (bool, bool) {
 		if h.APIKey == key {
-			return bad.reply(c, h, req)
+			return bad.reply(c, h, req), true
 		}
-		switch r := req.(type) {
-		case *protocol.ApiVersionsRequest:
-			return c.respond(h, peerAPIVersions())
-		case *protocol.MetadataRequest:
-			return c.respond(h, peerMetadata(p, r, 6, 1))
-		case *protocol.InitProducerIdRequest:
-			return c.respond(h, &protocol.InitProducerIdResponse{ProducerID: 7, ProducerEpoch: 0})
-		}
-		return false
-	})
-	return p
+		return false, false
+	}})
 }
 
 // TestPeersBrokenFrames: a peer that answers ApiVersions, Metadata or
@@ -104,18 +94,9 @@ func TestPeersBrokenFrames(t *testing.T) {
 // says the leader is unknown, not hang and not panic.
 func TestPeersLeaderNotInBrokers(t *testing.T) {
 	t.Parallel()
-	var p *fakePeer
-	p = newFakePeer(t, func(c *peerConn, h *protocol.RequestHeader, req protocol.Request) bool {
-		switch r := req.(type) {
-		case *protocol.ApiVersionsRequest:
-			return c.respond(h, peerAPIVersions())
-		case *protocol.MetadataRequest:
-			return c.respond(h, peerMetadata(p, r, 6, 7)) // broker 7 does not exist
-		case *protocol.InitProducerIdRequest:
-			return c.respond(h, &protocol.InitProducerIdResponse{ProducerID: 7, ProducerEpoch: 0})
-		}
-		return false
-	})
+	p := newClusterPeer(t, peerAnswers{metadata: func(p *fakePeer, r *protocol.MetadataRequest) *protocol.MetadataResponse {
+		return peerMetadata(p, r, 6, 7) // broker 7 does not exist
+	}})
 	failures := peerRun(t, p.addr(), peerDeliveryTimeout+peerMargin,
 		regexp.MustCompile(`t/\d: delivery timeout expired: .*(no leader known for t/\d|leader of t/\d, broker 7, is not)`), false)
 	assert.Len(t, failures, 3)

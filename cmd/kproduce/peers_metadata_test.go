@@ -18,19 +18,7 @@ import (
 func clusterPeer(t *testing.T, versions func() *protocol.ApiVersionsResponse,
 	metadata func(p *fakePeer, req *protocol.MetadataRequest) *protocol.MetadataResponse) *fakePeer {
 	t.Helper()
-	var p *fakePeer
-	p = newFakePeer(t, func(c *peerConn, h *protocol.RequestHeader, req protocol.Request) bool {
-		switch r := req.(type) {
-		case *protocol.ApiVersionsRequest:
-			return c.respond(h, versions())
-		case *protocol.MetadataRequest:
-			return c.respond(h, metadata(p, r))
-		case *protocol.InitProducerIdRequest:
-			return c.respond(h, &protocol.InitProducerIdResponse{ProducerID: 7, ProducerEpoch: 0})
-		}
-		return false
-	})
-	return p
+	return newClusterPeer(t, peerAnswers{versions: versions, metadata: metadata})
 }
 
 // goodMetadata is peerMetadata with 6 partitions led by the peer.
@@ -123,24 +111,16 @@ func TestPeersOddHandshakes(t *testing.T) {
 // for a leader must not spin.
 func TestPeersLeaderlessPartition(t *testing.T) {
 	t.Parallel()
-	var p *fakePeer
-	p = newFakePeer(t, func(c *peerConn, h *protocol.RequestHeader, req protocol.Request) bool {
-		switch r := req.(type) {
-		case *protocol.ApiVersionsRequest:
-			return c.respond(h, peerAPIVersions())
-		case *protocol.MetadataRequest:
+	p := newClusterPeer(t, peerAnswers{
+		metadata: func(p *fakePeer, r *protocol.MetadataRequest) *protocol.MetadataResponse {
 			m := goodMetadata(p, r)
 			for i := range m.Topics {
 				part := &m.Topics[i].Partitions[2]
 				part.ErrorCode, part.LeaderID = protocol.ErrLeaderNotAvailable.Code, -1
 			}
-			return c.respond(h, m)
-		case *protocol.InitProducerIdRequest:
-			return c.respond(h, &protocol.InitProducerIdResponse{ProducerID: 7, ProducerEpoch: 0})
-		case *protocol.ProduceRequest:
-			return c.respond(h, answerEach(r, 0, 0))
-		}
-		return false
+			return m
+		},
+		produce: func(r *protocol.ProduceRequest) protocol.Response { return answerEach(r, 0, 0) },
 	})
 	in := `{"value":"a","partition":2}` + "\n" + `{"value":"b","partition":1}` + "\n" + `{"value":"c","partition":2}` + "\n"
 	proc := startProcess(t, func(cmd *exec.Cmd) { cmd.Stdin = strings.NewReader(in) }, peerArgs(p.addr(), "-f", "json")...)

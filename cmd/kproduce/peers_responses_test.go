@@ -31,21 +31,7 @@ func answerEach(req *protocol.ProduceRequest, code int16, offset int64) *protoco
 // answer.
 func producePeer(t *testing.T, answer produceAnswer) *fakePeer {
 	t.Helper()
-	var p *fakePeer
-	p = newFakePeer(t, func(c *peerConn, h *protocol.RequestHeader, req protocol.Request) bool {
-		switch r := req.(type) {
-		case *protocol.ApiVersionsRequest:
-			return c.respond(h, peerAPIVersions())
-		case *protocol.MetadataRequest:
-			return c.respond(h, peerMetadata(p, r, 6, 1))
-		case *protocol.InitProducerIdRequest:
-			return c.respond(h, &protocol.InitProducerIdResponse{ProducerID: 7, ProducerEpoch: 0})
-		case *protocol.ProduceRequest:
-			return c.respond(h, answer(r))
-		}
-		return false
-	})
-	return p
+	return newClusterPeer(t, peerAnswers{produce: func(r *protocol.ProduceRequest) protocol.Response { return answer(r) }})
 }
 
 // TestPeersOddProduceResponses: a broker whose Produce responses make no

@@ -146,10 +146,10 @@ func TestIntegrationHTTPServer(t *testing.T) {
 				_, _ = io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
 			}
 		})
-		err := clientAgainst(t, srv.ln.Addr().String(), network.Config{}, network.SocketConfig{})
+		err := clientAgainst(t, srv.Addr(), network.Config{}, network.SocketConfig{})
 		assert.ErrorIs(t, err, network.ErrNotKafka)
 		assert.Contains(t, err.Error(), "it answered like an HTTP server")
-		assert.Contains(t, err.Error(), "bootstrap broker "+srv.ln.Addr().String())
+		assert.Contains(t, err.Error(), "bootstrap broker "+srv.Addr())
 	})
 	t.Run("net/http server, which waits for a line", func(t *testing.T) {
 		srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))

@@ -16,7 +16,6 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,57 +24,23 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kproduce/kproduce/pkg/network"
+	"github.com/kproduce/kproduce/pkg/network/networktest"
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
 // fakeServer accepts connections on loopback and runs handle on each.
-type fakeServer struct {
-	ln    net.Listener
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	conns []net.Conn
-}
+type fakeServer struct{ *networktest.Server }
 
 func newFakeServer(t *testing.T, handle func(net.Conn)) *fakeServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := networktest.NewServer(handle)
 	require.NoError(t, err)
-	s := &fakeServer{ln: ln}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.mu.Lock()
-			s.conns = append(s.conns, c)
-			s.mu.Unlock()
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				handle(c)
-			}()
-		}
-	}()
-	t.Cleanup(s.close)
-	return s
-}
-
-func (s *fakeServer) close() {
-	s.ln.Close()
-	s.mu.Lock()
-	for _, c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
+	t.Cleanup(srv.Close)
+	return &fakeServer{srv}
 }
 
 func (s *fakeServer) node() network.Node {
-	addr := s.ln.Addr().(*net.TCPAddr)
-	return network.Node{ID: 1, Host: "127.0.0.1", Port: int32(addr.Port)}
+	return network.Node{ID: 1, Host: "127.0.0.1", Port: s.Port()}
 }
 
 // echoFrames answers each frame with a frame holding its first 4 bytes of
@@ -123,7 +88,7 @@ func assertNoLeak(t *testing.T, sel *network.SocketSelector, before int, servers
 	t.Helper()
 	sel.CloseAll()
 	for _, s := range servers {
-		s.close()
+		s.Close()
 	}
 	assert.Equal(t, 0, sel.Goroutines())
 	for i := 0; i < 10000 && runtime.NumGoroutine() > before; i++ {
