@@ -14,6 +14,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/kproduce/kproduce/pkg/protocol"
+
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
 // TestBatchesReadBackFromKfake sends the accumulator's encoded batches to
@@ -74,18 +76,8 @@ func TestBatchesReadBackFromKfake(t *testing.T) {
 // the partition's answer, failing the test on any error.
 func produceRaw(ctx context.Context, t *testing.T, client *kgo.Client, topic string, batch []byte) kmsg.ProduceResponseTopicPartition {
 	t.Helper()
-	req := kmsg.NewPtrProduceRequest()
-	req.Acks = -1
-	req.TimeoutMillis = 10_000
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = topic
-	part := kmsg.NewProduceRequestTopicPartition()
-	part.Records = batch
-	rt.Partitions = append(rt.Partitions, part)
-	req.Topics = append(req.Topics, rt)
-	resp, err := req.RequestWith(ctx, client)
+	p, err := kafkatest.ProduceRaw(ctx, client, topic, batch)
 	require.NoError(t, err)
-	p := resp.Topics[0].Partitions[0]
 	require.NoError(t, protocol.ErrorForCode(p.ErrorCode))
 	return p
 }
@@ -93,16 +85,7 @@ func produceRaw(ctx context.Context, t *testing.T, client *kgo.Client, topic str
 // consumeAll reads n records from partition 0 of topic with kgo.
 func consumeAll(ctx context.Context, t *testing.T, addrs []string, topic string, n int) []*kgo.Record {
 	t.Helper()
-	consumer, err := kgo.NewClient(kgo.SeedBrokers(addrs...),
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}))
+	got, err := kafkatest.Consume(ctx, n, kgo.SeedBrokers(addrs...), kafkatest.FromStart(topic, 0))
 	require.NoError(t, err)
-	defer consumer.Close()
-	var got []*kgo.Record
-	for len(got) < n {
-		fetches := consumer.PollFetches(ctx)
-		require.NoError(t, ctx.Err())
-		fetches.EachError(func(_ string, _ int32, err error) { require.NoError(t, err) })
-		got = append(got, fetches.Records()...)
-	}
 	return got
 }

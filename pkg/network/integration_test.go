@@ -19,6 +19,8 @@ import (
 
 	"github.com/kproduce/kproduce/pkg/network"
 	"github.com/kproduce/kproduce/pkg/protocol"
+
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
 // This file runs the Client with the real SocketSelector against kfake on
@@ -188,22 +190,12 @@ func (rc *realClient) produceToLeaders(cluster *network.Cluster, topic string, b
 // consumeAll reads n records of topic with franz-go.
 func consumeAll(t *testing.T, addrs []string, topic string, n int, opts ...kgo.Opt) []*kgo.Record {
 	t.Helper()
-	opts = append([]kgo.Opt{kgo.SeedBrokers(addrs...), kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}, opts...)
-	cl, err := kgo.NewClient(opts...)
-	require.NoError(t, err)
-	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	defer cancel()
-	var records []*kgo.Record
-	for len(records) < n {
-		fetches := cl.PollFetches(ctx)
-		require.NoError(t, ctx.Err(), "consumed %d of %d records", len(records), n)
-		for _, e := range fetches.Errors() {
-			require.NoError(t, e.Err)
-		}
-		records = append(records, fetches.Records()...)
-	}
+	opts = append([]kgo.Opt{kgo.SeedBrokers(addrs...), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}, opts...)
+	records, err := kafkatest.Consume(ctx, n, opts...)
+	require.NoError(t, err)
 	return records
 }
 

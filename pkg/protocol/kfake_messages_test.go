@@ -14,6 +14,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
+
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
 // msgConn speaks our messages to a broker over one plain connection.
@@ -192,23 +194,10 @@ func msgKfakeCreateTopics(t *testing.T, c *msgConn) {
 // msgConsume reads n records of topic's partition from the start with kgo.
 func msgConsume(t *testing.T, addr, topic string, partition int32, n int) []*kgo.Record {
 	t.Helper()
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(addr),
-		kgo.SASL(plain.Auth{User: "user", Pass: "pass"}.AsMechanism()),
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {partition: kgo.NewOffset().AtStart()}}),
-	)
-	require.NoError(t, err)
-	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var recs []*kgo.Record
-	for len(recs) < n {
-		fetches := cl.PollFetches(ctx)
-		require.NoError(t, ctx.Err(), "only %d of %d records", len(recs), n)
-		for _, fe := range fetches.Errors() {
-			require.NoError(t, fe.Err)
-		}
-		recs = append(recs, fetches.Records()...)
-	}
+	recs, err := kafkatest.Consume(ctx, n, kgo.SeedBrokers(addr), kafkatest.FromStart(topic, partition),
+		kgo.SASL(plain.Auth{User: "user", Pass: "pass"}.AsMechanism()))
+	require.NoError(t, err)
 	return recs
 }

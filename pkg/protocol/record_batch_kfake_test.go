@@ -11,6 +11,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
+
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
 // These tests prove the record batch encoding against franz-go's consumer,
@@ -73,22 +75,10 @@ func rbCluster(t *testing.T, topics ...string) (*kfake.Cluster, *kgo.Client) {
 // rbProduceRaw sends one batch of ours in a raw ProduceRequest.
 func rbProduceRaw(t *testing.T, cl *kgo.Client, topic string, batch []byte) int64 {
 	t.Helper()
-	req := kmsg.NewPtrProduceRequest()
-	req.Acks = -1
-	req.TimeoutMillis = 10_000
-	rt := kmsg.NewProduceRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Records = batch
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	resp, err := req.RequestWith(ctx, cl)
+	p, err := kafkatest.ProduceRaw(ctx, cl, topic, batch)
 	require.NoError(t, err)
-	require.Len(t, resp.Topics, 1)
-	require.Len(t, resp.Topics[0].Partitions, 1)
-	p := resp.Topics[0].Partitions[0]
 	require.Zero(t, p.ErrorCode, "produce answered %v", ErrorForCode(p.ErrorCode))
 	return p.BaseOffset
 }
@@ -97,22 +87,11 @@ func rbProduceRaw(t *testing.T, cl *kgo.Client, topic string, batch []byte) int6
 // consumer.
 func rbConsume(t *testing.T, c *kfake.Cluster, topic string, n int) []*kgo.Record {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...),
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}),
-		kgo.FetchMaxWait(50*time.Millisecond))
-	require.NoError(t, err)
-	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var out []*kgo.Record
-	for len(out) < n {
-		fetches := cl.PollFetches(ctx)
-		require.NoError(t, ctx.Err(), "consumed %d of %d records", len(out), n)
-		for _, fe := range fetches.Errors() {
-			require.NoError(t, fe.Err, "fetch %s/%d", fe.Topic, fe.Partition)
-		}
-		out = append(out, fetches.Records()...)
-	}
+	out, err := kafkatest.Consume(ctx, n, kgo.SeedBrokers(c.ListenAddrs()...), kafkatest.FromStart(topic, 0),
+		kgo.FetchMaxWait(50*time.Millisecond))
+	require.NoError(t, err)
 	return out
 }
 
