@@ -30,7 +30,7 @@ const maxRecordBytes = math.MaxInt32 / 2
 // partitioner can choose another partition first.
 func (a *Accumulator) Append(ctx context.Context, tp TopicPartition, timestamp int64, key, value []byte,
 	headers []protocol.Header, pos Position, abortOnNewBatch bool, now time.Time) (AppendResult, error) {
-	own, err := a.checkRecord(tp, key, value, headers)
+	own, err := checkRecord(&a.cfg, tp, key, value, headers)
 	if err != nil {
 		return AppendResult{}, err
 	}
@@ -70,9 +70,9 @@ type appendRequest struct {
 	spare           []byte // memory obtained while unlocked, not yet used
 }
 
-// checkRecord validates tp and the record's size; it returns the size of a
-// batch holding only this record.
-func (a *Accumulator) checkRecord(tp TopicPartition, key, value []byte, headers []protocol.Header) (int, error) {
+// checkRecord validates tp and the record's size against cfg; it returns
+// the size of a batch holding only this record.
+func checkRecord(cfg *Config, tp TopicPartition, key, value []byte, headers []protocol.Header) (int, error) {
 	if tp.Partition < 0 || tp.Topic == "" {
 		return 0, fmt.Errorf("append to %q/%d: %w", tp.Topic, tp.Partition, ErrInvalidPartition)
 	}
@@ -82,16 +82,16 @@ func (a *Accumulator) checkRecord(tp TopicPartition, key, value []byte, headers 
 	}
 	if raw > maxRecordBytes {
 		return 0, fmt.Errorf("append to %s/%d: %w: %d bytes of key, value and headers exceed the buffer memory of %d bytes",
-			tp.Topic, tp.Partition, ErrRecordTooLarge, raw, a.cfg.BufferMemory)
+			tp.Topic, tp.Partition, ErrRecordTooLarge, raw, cfg.BufferMemory)
 	}
 	own := headerRoom + protocol.RecordSize(0, 0, key, value, headers)
-	if a.cfg.MaxRequestSize > 0 && own > a.cfg.MaxRequestSize {
+	if cfg.MaxRequestSize > 0 && own > cfg.MaxRequestSize {
 		return 0, fmt.Errorf("%w: %d bytes in a batch, more than the maximum request size of %d",
-			ErrRecordTooLarge, own, a.cfg.MaxRequestSize)
+			ErrRecordTooLarge, own, cfg.MaxRequestSize)
 	}
-	if int64(own) > a.cfg.BufferMemory {
+	if int64(own) > cfg.BufferMemory {
 		return 0, fmt.Errorf("append to %s/%d: %w: a batch of %d bytes for this record exceeds the buffer memory of %d bytes",
-			tp.Topic, tp.Partition, ErrRecordTooLarge, own, a.cfg.BufferMemory)
+			tp.Topic, tp.Partition, ErrRecordTooLarge, own, cfg.BufferMemory)
 	}
 	return own, nil
 }
