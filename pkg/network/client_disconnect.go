@@ -32,6 +32,7 @@ func (c *Client) closeConnection(responses []*ClientResponse, node int32, cause 
 	default:
 		err = fmt.Errorf("%s: %w", name, cause)
 	}
+	st.lastErr = err
 	if mode == closeAuth {
 		c.states.authenticationFailed(node, now, err)
 		msg := "cannot use the broker; not retrying"

@@ -55,7 +55,8 @@ type nodeConnectionState struct {
 	setupTimeout       time.Duration // connection setup timeout of the current attempt
 	throttleUntil      time.Time     // the broker asked for no request before this time
 	authErr            error
-	earlyCloses        int // ErrClosedBeforeResponse failures in a row
+	earlyCloses        int   // ErrClosedBeforeResponse failures in a row
+	lastErr            error // why the last connection ended; nil if none did
 }
 
 // connectionStates is Kafka's ClusterConnectionStates: the state of the

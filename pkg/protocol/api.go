@@ -59,6 +59,8 @@ func ClientVersions(key APIKey) (VersionRange, bool) {
 		return VersionRange{0, 4}, true
 	case KeySaslAuthenticate:
 		return VersionRange{0, 2}, true
+	case KeyCreateTopics:
+		return CreateTopicsVersions, true
 	}
 	return VersionRange{}, false
 }

@@ -1,8 +1,8 @@
 package protocol
 
 // CreateTopicsVersions is the range of CreateTopics versions kproduce
-// speaks. CreateTopics is not in ClientVersions because only the
-// development tooling sends it. Treat it as a constant.
+// speaks (kproduce check --create sends it; ClientVersions returns it).
+// Treat it as a constant.
 var CreateTopicsVersions = VersionRange{2, 7}
 
 // CreateTopicsRequestAssignment places one partition on brokers.

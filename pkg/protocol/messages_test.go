@@ -88,7 +88,7 @@ func TestCreateTopicsVersionsMatchesCodec(t *testing.T) {
 }
 
 func TestMessageVersionsCoverClientVersions(t *testing.T) {
-	for _, key := range []APIKey{KeyProduce, KeyMetadata, KeySaslHandshake, KeyApiVersions, KeyInitProducerId, KeySaslAuthenticate} {
+	for _, key := range []APIKey{KeyProduce, KeyMetadata, KeySaslHandshake, KeyApiVersions, KeyInitProducerId, KeySaslAuthenticate, KeyCreateTopics} {
 		cv, ok := ClientVersions(key)
 		require.True(t, ok, key.String())
 		mv := messageVersions(key)
