@@ -32,6 +32,8 @@ func optionSpecs() []optionSpec {
 		{Name: "topic", Short: "t", Usage: "`topic` to produce to (required unless every JSON record names one)"},
 		{Name: "partition", Short: "p", Default: "-1", Usage: "fixed `partition`; -1 lets the partitioner choose"},
 		{Name: "partitioner", Default: "murmur2", Usage: "partitioner `name`: murmur2 (Java's default: keyed murmur2, unkeyed sticky) | round-robin | random | crc32"},
+		{Name: "dry-run", Default: "false", Kind: kindBool, NoConfig: true, Usage: "read and route every record, print where each would go, send nothing"},
+		{Name: "partitions", Default: "0", NoConfig: true, Usage: "with --dry-run: every topic has `N` partitions, no cluster needed (0: ask the cluster)"},
 		{Name: "format", Short: "f", Default: "lines", Usage: "input `format`: lines | json | file"},
 		{Name: "delimiter", Short: "D", Default: `\n`, Usage: "record `delimiter` for lines and json (escapes \\n \\r \\t \\0 \\\\ \\xNN; several bytes allowed)"},
 		{Name: "key-delimiter", Short: "K", Usage: "split each line at the first `delimiter` into key and value (same escapes)"},

@@ -72,6 +72,11 @@ type Options struct {
 	MaxRecordBytes int64
 	// Count stops the run after this many records; 0 means no limit.
 	Count int64
+	// DryRun routes and prints every record instead of sending it.
+	DryRun bool
+	// DryRunPartitions is every topic's partition count in a dry run, so
+	// that it needs no cluster; 0 asks the cluster.
+	DryRunPartitions int
 	// Files are the inputs; "-" is stdin. Empty means stdin.
 	Files []string
 
@@ -135,6 +140,7 @@ func buildOptions(vals optionValues, files []string) (*Options, []string, error)
 	r.readProducer(o)
 	r.readOutput(o)
 	r.readSecurity(o)
+	r.readDryRun(o)
 	checkFiles(r, files)
 	if err := r.err(); err != nil {
 		return nil, nil, asUsageError(err)

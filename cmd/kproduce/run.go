@@ -27,6 +27,9 @@ type producerRun struct {
 
 // runProduce produces the records of opts and returns the exit status.
 func runProduce(ctx context.Context, opts *Options, s Streams) int {
+	if opts.DryRun {
+		return runDryRun(ctx, opts, s)
+	}
 	inputs, err := openInputs(opts, s.In)
 	if err != nil {
 		printError(s.Err, err)
@@ -88,7 +91,11 @@ func (r *producerRun) onCompletion(res *accumulator.Result) {
 // startFlusher flushes the reports at least every reportFlushInterval, so a
 // shell sees a streamed record's report promptly even when nothing else
 // triggers a flush. It returns a function that stops it.
-func (r *producerRun) startFlusher() func() {
+func (r *producerRun) startFlusher() func() { return startReportFlusher(r.rep) }
+
+// startReportFlusher flushes rep every reportFlushInterval until the
+// returned function is called.
+func startReportFlusher(rep *reporter) func() {
 	done := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
@@ -98,7 +105,7 @@ func (r *producerRun) startFlusher() func() {
 		for {
 			select {
 			case <-t.C:
-				_ = r.rep.Flush()
+				_ = rep.Flush()
 			case <-done:
 				return
 			}
