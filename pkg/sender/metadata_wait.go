@@ -22,6 +22,7 @@ func (p *Producer) partitionCount(ctx context.Context, topic string) (int, error
 		return n, nil
 	}
 	start := p.clock.Now()
+	defer p.endWait()
 	p.md.AddTopic(topic)
 	p.client.Wakeup()
 	maxBlock := p.cfg.MaxBlock
@@ -64,6 +65,12 @@ func (p *Producer) partitionCount(ctx context.Context, topic string) (int, error
 			return 0, p.giveUpOnTopic(topic, start, maxBlock)
 		}
 	}
+}
+
+// endWait records when a metadata wait ended (see Producer.waitEnd).
+func (p *Producer) endWait() {
+	now := p.clock.Now()
+	p.waitEnd.Store(&now)
 }
 
 // giveUpOnTopic remembers that topic's wait timed out and explains why.

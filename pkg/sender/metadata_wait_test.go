@@ -125,3 +125,33 @@ func TestSendWithCancelledContextWhileWaiting(t *testing.T) {
 	cancel()
 	require.ErrorIs(t, receive(t, errc, "Send"), context.Canceled)
 }
+
+// TestRecordReadBeforeAMetadataWait: a record read together with one whose
+// topic had to be waited for (same ReadAt) but sent after the wait counts
+// its delivery timeout and timestamp from the end of the wait, as if read
+// then: it is delivered, not expired by the other topic's wait.
+func TestRecordReadBeforeAMetadataWait(t *testing.T) {
+	f := newFixture(t, fixtureOptions{config: func(c *Config) {
+		c.MaxBlock = time.Minute
+		c.Accumulator.DeliveryTimeout = 30 * time.Second
+	}})
+	readAt := f.now()
+	errc, _ := f.sendAsync(context.Background(), &Record{Topic: "missing", Partition: -1, Value: []byte("x"), ReadAt: readAt})
+	f.awaitUpdateRequest()
+	f.advanceStep(time.Minute - time.Millisecond)
+	f.awaitUpdateRequest()
+	f.advanceStep(100 * time.Millisecond)
+	require.ErrorIs(t, receive(t, errc, "Send"), ErrTopicMetadata)
+	waitEnd := f.now()
+	require.Greater(t, waitEnd.Sub(readAt), 30*time.Second, "the wait outlasted the delivery timeout")
+
+	pos := f.position()
+	require.NoError(t, f.p.Send(context.Background(), &Record{Topic: "t", Partition: -1, Value: []byte(value(pos)), ReadAt: readAt}, pos))
+	f.advance(testLinger)
+	req := f.stepUntilProduce()[0]
+	f.respondAll(req, success)
+	f.step()
+	out := f.outcome(pos)
+	require.NoError(t, out.err)
+	assert.Equal(t, waitEnd.UnixMilli(), out.timestamp)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kproduce/kproduce/pkg/accumulator"
@@ -53,6 +54,11 @@ type Producer struct {
 	mu           sync.Mutex              // guards part and missingSince
 	part         accumulator.Partitioner // not safe for concurrent use
 	missingSince map[string]time.Time    // topics whose metadata wait already timed out
+
+	// waitEnd is when the latest wait for a topic's metadata ended: a
+	// record read before it (ReadAt) but sent after it counts its linger,
+	// delivery timeout and timestamp from then, as if read then.
+	waitEnd atomic.Pointer[time.Time]
 }
 
 // New starts a producer that connects with real sockets.
@@ -118,6 +124,9 @@ func (p *Producer) Send(ctx context.Context, rec *Record, pos accumulator.Positi
 	now := rec.ReadAt
 	if now.IsZero() {
 		now = p.clock.Now()
+	}
+	if end := p.waitEnd.Load(); end != nil && now.Before(*end) {
+		now = *end
 	}
 	ts := rec.Timestamp
 	if ts == 0 {
