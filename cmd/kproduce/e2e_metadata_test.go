@@ -276,3 +276,39 @@ func TestE2EMetadataConnectionOptions(t *testing.T) {
 		assert.Contains(t, res.Stderr, "error: ", args)
 	}
 }
+
+// TestE2EMetadataBrokerDown: a broker that went down without the cluster
+// noticing is listed, its versions are missing with the reason, and the
+// exit status is 1; the others are described.
+func TestE2EMetadataBrokerDown(t *testing.T) {
+	fc := newFaultCluster(t, nil)
+	down := fc.LeaderFor(fc.topic, 0)
+	fc.mu.Lock()
+	fl := fc.byNode[down]
+	fc.mu.Unlock()
+	require.NoError(t, fl.Listener.Close())
+	fl.closeConns()
+
+	res := runKproduce(t, nil, "metadata", "-b", strings.Join(fc.ListenAddrs(), ","), "--timeout", "1500ms", "-o", "json")
+	assert.Equal(t, exitFailed, res.Code, res.Stderr)
+	var raw struct {
+		Brokers []struct {
+			ID          int32           `json:"id"`
+			APIVersions json.RawMessage `json:"api_versions"`
+			Error       *string         `json:"error"`
+		} `json:"brokers"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &raw), res.Stdout)
+	require.Len(t, raw.Brokers, 3)
+	for _, b := range raw.Brokers {
+		if b.ID != down {
+			assert.Nil(t, b.Error, "broker %d", b.ID)
+			assert.NotEqual(t, "null", string(b.APIVersions))
+			continue
+		}
+		assert.Equal(t, "null", string(b.APIVersions))
+		require.NotNil(t, b.Error)
+		assert.Contains(t, *b.Error, "unreachable")
+		assert.Contains(t, *b.Error, "refused")
+	}
+}
