@@ -61,6 +61,17 @@ type configLayer struct {
 // config file > default, -X counting as the flag it maps to), builds the
 // logger on stderr and logs the warnings found on the way.
 func loadOptions(fs *pflag.FlagSet, args []string, stderr io.Writer) (*Options, error) {
+	return resolveOptions(fs, stderr, func(vals optionValues) (*Options, []string, error) {
+		return buildOptions(vals, args)
+	})
+}
+
+// resolveOptions is loadOptions with the reading of the layered values
+// left to build: the producer's options, or a subcommand's connection
+// options (see loadConnectionOptions). Options whose flag fs lacks still
+// come from the environment and the config file, where build asks for
+// them.
+func resolveOptions(fs *pflag.FlagSet, stderr io.Writer, build func(optionValues) (*Options, []string, error)) (*Options, error) {
 	v := viper.New()
 	if err := v.BindPFlags(fs); err != nil {
 		return nil, fmt.Errorf("bind flags: %w", err)
@@ -95,7 +106,7 @@ func loadOptions(fs *pflag.FlagSet, args []string, stderr io.Writer) (*Options, 
 		return nil, asUsageError(err)
 	}
 	warnings = append(append(warnings, js.warnings...), w...)
-	opts, w, err := buildOptions(vals, args)
+	opts, w, err := build(vals)
 	if err != nil {
 		return nil, err
 	}

@@ -26,4 +26,11 @@
 //     use, buffers its output, and never allocates for a successful report
 //     in the text, json or none formats.
 //   - Secrets (passwords in Java security properties) are never logged.
+//   - The subcommands metadata and check (pkg/admin underneath) resolve the
+//     connection options (brokers, TLS, SASL, client id, request timeout,
+//     -X, --config, log level) and the topic exactly as the root command
+//     does; a config file's producer options are accepted and unused. Their
+//     own options (-o, --timeout, --count, --create, ...) come from the
+//     command line only, so a producer config's output or count never
+//     leaks into them. --timeout bounds every wait for the cluster.
 package main

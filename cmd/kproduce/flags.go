@@ -76,7 +76,12 @@ func optionSpecs() []optionSpec {
 
 // addFlags defines every option's flag on fs.
 func addFlags(fs *pflag.FlagSet) {
-	for _, o := range optionSpecs() {
+	addSpecFlags(fs, optionSpecs())
+}
+
+// addSpecFlags defines the flags of specs on fs, in order.
+func addSpecFlags(fs *pflag.FlagSet, specs []optionSpec) {
+	for _, o := range specs {
 		switch o.Kind {
 		case kindBool:
 			fs.BoolP(o.Name, o.Short, o.Default == "true", o.Usage)

@@ -161,6 +161,14 @@ func buildOptions(vals optionValues, files []string) (*Options, []string, error)
 
 // readTarget reads where records go.
 func (r *optionReader) readTarget(o *Options) {
+	r.readBrokers(o)
+	o.Topic = strings.TrimSpace(r.str("topic"))
+	o.Partition = int32(r.integer("partition", -1, math.MaxInt32))
+	o.Partitioner = r.oneOf("partitioner", partitionerMurmur2, partitionerRoundRobin, partitionerRandom, partitionerCRC32)
+}
+
+// readBrokers reads the bootstrap brokers.
+func (r *optionReader) readBrokers(o *Options) {
 	for _, b := range r.list("brokers") {
 		for _, addr := range splitList(b) {
 			if err := checkHostPort(addr); err != nil {
@@ -172,9 +180,6 @@ func (r *optionReader) readTarget(o *Options) {
 	if len(o.Brokers) == 0 {
 		r.fail("brokers", fmt.Errorf("%w: at least one host:port is needed", errBadValue))
 	}
-	o.Topic = strings.TrimSpace(r.str("topic"))
-	o.Partition = int32(r.integer("partition", -1, math.MaxInt32))
-	o.Partitioner = r.oneOf("partitioner", partitionerMurmur2, partitionerRoundRobin, partitionerRandom, partitionerCRC32)
 }
 
 // readInput reads how input is split into records.
@@ -258,6 +263,11 @@ func (r *optionReader) readOutput(o *Options) {
 			r.failValue("output", o.Output, err)
 		}
 	}
+	r.readLogLevel(o)
+}
+
+// readLogLevel reads the level of the logs on stderr.
+func (r *optionReader) readLogLevel(o *Options) {
 	lvl := strings.ToLower(strings.TrimSpace(r.str("log-level")))
 	l, err := zerolog.ParseLevel(lvl)
 	if err != nil || lvl == "" {

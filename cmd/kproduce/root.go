@@ -49,7 +49,11 @@ Input formats (-f):
 
 One report per record goes to stdout (-o); failures go to stderr.
 Exit status: 0 all delivered, 1 some record failed, 2 bad usage (nothing
-sent), 130 interrupted.`,
+sent), 130 interrupted.
+
+The subcommands metadata and check inspect and smoke-test a cluster (see
+kproduce metadata --help, kproduce check --help). A FILE named like a
+subcommand (or help) is given as a path: kproduce -t t ./check`,
 		Example:       usageExamples,
 		Args:          cobra.ArbitraryArgs,
 		SilenceErrors: true,
@@ -67,6 +71,8 @@ sent), 130 interrupted.`,
 	cmd.SetOut(s.Out)
 	cmd.SetErr(s.Err)
 	addFlags(cmd.Flags())
+	cmd.CompletionOptions.DisableDefaultCmd = true
+	cmd.AddCommand(newMetadataCommand(s, code), newCheckCommand(s, code))
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return asUsageError(err)
 	})

@@ -18,6 +18,10 @@ var ErrClosed = errors.New("producer closed before the record was delivered")
 // within the delivery timeout.
 var ErrDeliveryTimeout = errors.New("delivery timeout expired")
 
+// ErrLeaderUnreachable is wrapped by the outcome of records that expired
+// because no connection to their partition's leader could be set up.
+var ErrLeaderUnreachable = errors.New("could not be reached")
+
 // completeBatch decides a sent batch's fate from its request's outcome:
 // done, split, retried or failed (Kafka's Sender.completeBatch).
 func (s *Sender) completeBatch(b *accumulator.Batch, err error, baseOffset, logAppendTime int64, now time.Time) {
@@ -244,7 +248,7 @@ func (s *Sender) leaderReason(tp accumulator.TopicPartition) error {
 		return fmt.Errorf("leader of %s/%d, %s: %w", tp.Topic, tp.Partition, name, err)
 	}
 	if st := s.client.ConnectionState(leader); st != network.Ready {
-		err := fmt.Errorf("the leader of %s/%d, %s, could not be reached (connection %s)", tp.Topic, tp.Partition, name, st)
+		err := fmt.Errorf("the leader of %s/%d, %s, %w (connection %s)", tp.Topic, tp.Partition, name, ErrLeaderUnreachable, st)
 		if last := s.md.LastError(); last != nil {
 			err = fmt.Errorf("%w; last metadata error: %w", err, last)
 		}
