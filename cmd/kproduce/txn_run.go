@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -176,13 +178,15 @@ func endContext(ctx context.Context, grace, limit time.Duration) (context.Contex
 	return ectx, func() { stop(); cancel() }
 }
 
-// release reports the held records, as delivered after a commit (reason
-// "") or as failed with reason after an abort, and returns how many.
+// release reports the held records in input order, as delivered after a
+// commit (reason "") or as failed with reason after an abort, and returns
+// how many.
 func (t *txnRun) release(reason string) int {
 	t.mu.Lock()
 	held := t.held
 	t.held, t.failure = nil, ""
 	t.mu.Unlock()
+	t.sortByPosition(held)
 	var aborted error
 	if reason != "" {
 		aborted = fmt.Errorf("transaction aborted: %s", reason)
@@ -201,6 +205,23 @@ func (t *txnRun) release(reason string) int {
 	return len(held)
 }
 
+// sortByPosition puts reports in input order: by source, then record
+// number (they arrive in completion order).
+func (t *txnRun) sortByPosition(reps []report) {
+	index := make(map[string]int, len(t.r.sources))
+	for i, name := range t.r.sources {
+		if _, ok := index[name]; !ok {
+			index[name] = i
+		}
+	}
+	slices.SortStableFunc(reps, func(a, b report) int {
+		if c := cmp.Compare(index[a.Source], index[b.Source]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Number, b.Number)
+	})
+}
+
 // closed reports what is left once the producer has closed, and prints
 // the outcome of the committed transactions.
 func (t *txnRun) closed() {
@@ -213,6 +234,7 @@ func (t *txnRun) closed() {
 	} else if n := t.release("records completed after the transaction ended"); n > 0 {
 		t.aborted = true
 	}
+	_ = t.r.rep.Flush() // the reports before the outcome line
 	switch {
 	case t.committedTxns == 1 && t.limit == 0:
 		t.r.rep.Errorf("transaction committed: %d records\n", t.committedRecords)
