@@ -89,15 +89,15 @@ func (r *producerRun) produce(ctx context.Context, source int32, rec *inputRecor
 		}
 	}
 	if err != nil {
-		r.report(&report{Source: rec.Source, Number: rec.Number, Topic: srec.Topic,
+		r.report(source, &report{Source: rec.Source, Number: rec.Number, Topic: srec.Topic,
 			Partition: srec.Partition, Offset: -1, Timestamp: -1, Key: rec.Key, Value: rec.Value, Err: err})
 	}
 }
 
 // report prints a record's report, or holds it until its transaction ends.
-func (r *producerRun) report(rep *report) {
+func (r *producerRun) report(source int32, rep *report) {
 	if r.txn != nil {
-		r.txn.hold(rep)
+		r.txn.hold(source, rep)
 		return
 	}
 	r.rep.Report(rep)

@@ -79,7 +79,7 @@ func runProduce(ctx context.Context, opts *Options, s Streams) int {
 
 // onCompletion is the producer's callback: one report per record.
 func (r *producerRun) onCompletion(res *accumulator.Result) {
-	r.report(&report{
+	r.report(res.Position.Source, &report{
 		Source:    r.sources[res.Position.Source],
 		Number:    res.Position.Record,
 		Topic:     res.Topic,

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -35,29 +33,31 @@ type txnRun struct {
 	finalReason      string // the abort reason of reports released after Close ("" after a commit)
 	releaseAtClose   bool   // reports are released once the producer has closed
 
-	mu      sync.Mutex // guards held and failure: the producer's callback writes them
-	held    []report   // the open transaction's reports
-	failure string     // the first failure of the open transaction, with its position
+	mu      sync.Mutex   // guards held and failure: the producer's callback writes them
+	held    *heldReports // the open transaction's reports
+	failure string       // the first failure of the open transaction, with its position
 }
 
 func newTxnRun(r *producerRun, keepBytes bool) *txnRun {
-	return &txnRun{r: r, limit: r.opts.TransactionRecords, keepBytes: keepBytes}
+	return &txnRun{r: r, limit: r.opts.TransactionRecords, keepBytes: keepBytes, held: new(heldReports)}
 }
 
 // hold keeps a report until its transaction ends.
-func (t *txnRun) hold(rep *report) {
-	h := *rep
-	if t.keepBytes {
-		h.Key, h.Value = cloneBytes(rep.Key), cloneBytes(rep.Value)
-	} else {
-		h.Key, h.Value = nil, nil
-	}
+func (t *txnRun) hold(source int32, rep *report) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.held = append(t.held, h)
+	t.held.put(source, rep, t.keepBytes)
 	if rep.Err != nil && t.failure == "" && !errors.Is(rep.Err, sender.ErrTransactionAborted) {
 		t.failure = fmt.Sprintf("%s:%d: %v", rep.Source, rep.Number, rep.Err)
 	}
+}
+
+// note reserves the place of a record read in the open transaction's
+// reports (input order).
+func (t *txnRun) note(source int32, number int64) {
+	t.mu.Lock()
+	t.held.note(source, number)
+	t.mu.Unlock()
 }
 
 // cloneBytes copies b, keeping nil and empty apart.
@@ -94,6 +94,7 @@ func (t *txnRun) record(ctx context.Context, source int32, rec *inputRecord) boo
 		t.open, t.count = true, 0
 	}
 	var srec sender.Record
+	t.note(source, rec.Number)
 	t.r.produce(ctx, source, rec, &srec)
 	t.count++
 	if reason := t.firstFailure(); reason != "" {
@@ -184,15 +185,13 @@ func endContext(ctx context.Context, grace, limit time.Duration) (context.Contex
 func (t *txnRun) release(reason string) int {
 	t.mu.Lock()
 	held := t.held
-	t.held, t.failure = nil, ""
+	t.held, t.failure = new(heldReports), ""
 	t.mu.Unlock()
-	t.sortByPosition(held)
 	var aborted error
 	if reason != "" {
 		aborted = fmt.Errorf("transaction aborted: %s", reason)
 	}
-	for i := range held {
-		rep := &held[i]
+	return held.each(t.r.sources, func(rep *report) {
 		switch {
 		case reason == "":
 		case rep.Err == nil || errors.Is(rep.Err, sender.ErrTransactionAborted) || errors.Is(rep.Err, errInterrupted):
@@ -201,24 +200,6 @@ func (t *txnRun) release(reason string) int {
 			rep.Err, rep.Offset = fmt.Errorf("transaction aborted: %w", rep.Err), -1
 		}
 		t.r.rep.Report(rep)
-	}
-	return len(held)
-}
-
-// sortByPosition puts reports in input order: by source, then record
-// number (they arrive in completion order).
-func (t *txnRun) sortByPosition(reps []report) {
-	index := make(map[string]int, len(t.r.sources))
-	for i, name := range t.r.sources {
-		if _, ok := index[name]; !ok {
-			index[name] = i
-		}
-	}
-	slices.SortStableFunc(reps, func(a, b report) int {
-		if c := cmp.Compare(index[a.Source], index[b.Source]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Number, b.Number)
 	})
 }
 
