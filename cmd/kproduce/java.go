@@ -39,7 +39,9 @@ func mapJavaProperty(name, value string) (kind javaKind, key, val string, err er
 		return javaMapped, "max-in-flight", value, nil
 	case "client.id":
 		return javaMapped, "client-id", value, nil
-	case "linger.ms", "delivery.timeout.ms", "request.timeout.ms", "retry.backoff.ms", "metadata.max.age.ms":
+	case "transactional.id":
+		return javaMapped, "transactional-id", value, nil
+	case "linger.ms", "delivery.timeout.ms", "request.timeout.ms", "retry.backoff.ms", "metadata.max.age.ms", "transaction.timeout.ms":
 		d, err := javaMillis(value)
 		if err != nil {
 			return javaMapped, "", "", fmt.Errorf("%s=%q: %w", name, value, err)
@@ -67,6 +69,8 @@ func javaMillisOption(name string) string {
 		return "request-timeout"
 	case "retry.backoff.ms":
 		return "retry-backoff"
+	case "transaction.timeout.ms":
+		return "transaction-timeout"
 	}
 	return "metadata-max-age"
 }

@@ -108,6 +108,13 @@ type Options struct {
 	MetadataMaxAge time.Duration
 	// ClientID is sent in every request header.
 	ClientID string
+	// TransactionalID makes the run transactional; "" means not.
+	TransactionalID string
+	// TransactionRecords commits every this many records (each chunk its
+	// own transaction); 0 means one transaction for the whole input.
+	TransactionRecords int64
+	// TransactionTimeout is the transaction timeout the coordinator applies.
+	TransactionTimeout time.Duration
 
 	// Security holds the TLS and SASL settings (flags, environment, config
 	// file and the Java security properties merged), and the TLS
@@ -146,6 +153,9 @@ func buildOptions(vals optionValues, files []string) (*Options, []string, error)
 		return nil, nil, asUsageError(err)
 	}
 	var warnings []string
+	if err := o.applyTransactionRules(vals.IsSet("idempotence")); err != nil {
+		return nil, nil, asUsageError(err)
+	}
 	if err := o.applyIdempotenceRules(vals.IsSet("idempotence")); err != nil {
 		return nil, nil, asUsageError(err)
 	}
@@ -249,6 +259,12 @@ func (r *optionReader) readProducer(o *Options) {
 	o.RetryBackoff = r.duration("retry-backoff", false)
 	o.MetadataMaxAge = r.duration("metadata-max-age", true)
 	o.ClientID = r.str("client-id")
+	o.TransactionalID = strings.TrimSpace(r.str("transactional-id"))
+	o.TransactionRecords = r.integer("transaction-records", 0, math.MaxInt64)
+	o.TransactionTimeout = r.duration("transaction-timeout", true)
+	if o.TransactionTimeout > math.MaxInt32*time.Millisecond && !r.failed("transaction-timeout") {
+		r.fail("transaction-timeout", fmt.Errorf("%w: at most %s", errBadValue, math.MaxInt32*time.Millisecond))
+	}
 }
 
 // readOutput reads the report and log settings.
@@ -327,6 +343,26 @@ func (o *Options) applyIdempotenceRules(explicit bool) error {
 		return fmt.Errorf("--max-in-flight %d is more than %d, the most an idempotent producer may have; lower it or set --idempotence=false",
 			o.MaxInFlight, maxIdempotentInFlight)
 	}
+	return nil
+}
+
+// applyTransactionRules follows the Java client: a transactional producer
+// is idempotent, so it needs acks=all and idempotence left on.
+// --transaction-records needs --transactional-id.
+func (o *Options) applyTransactionRules(explicitIdempotence bool) error {
+	if o.TransactionalID == "" {
+		if o.TransactionRecords > 0 {
+			return fmt.Errorf("--transaction-records needs --transactional-id")
+		}
+		return nil
+	}
+	if o.Acks != acksAll {
+		return fmt.Errorf("--transactional-id needs --acks all (got --acks %d)", o.Acks)
+	}
+	if explicitIdempotence && !o.Idempotence {
+		return fmt.Errorf("--transactional-id needs idempotence: drop --idempotence=false")
+	}
+	o.Idempotence = true
 	return nil
 }
 

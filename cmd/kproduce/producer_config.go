@@ -16,6 +16,8 @@ func producerConfig(opts *Options, resultRecords bool) (sender.Config, error) {
 	cfg.MaxRequestSize = opts.MaxRequestSize
 	cfg.RequestTimeout = opts.RequestTimeout
 	cfg.Network.ClientID = opts.ClientID
+	cfg.TransactionalID = opts.TransactionalID
+	cfg.TransactionTimeout = opts.TransactionTimeout
 	cfg.Network.MaxInFlightPerConnection = opts.MaxInFlight
 	cfg.Network.SASL = opts.Security.SASL
 	cfg.Socket.TLS = opts.Security.TLSConfig

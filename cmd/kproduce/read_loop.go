@@ -45,6 +45,12 @@ func (r *producerRun) readInputs(ctx context.Context, inputs []namedInput) {
 				return
 			}
 			read++
+			if r.txn != nil {
+				if !r.txn.record(ctx, int32(i), &rec) {
+					return
+				}
+				continue
+			}
 			r.produce(ctx, int32(i), &rec, &srec)
 		}
 	}
@@ -83,9 +89,18 @@ func (r *producerRun) produce(ctx context.Context, source int32, rec *inputRecor
 		}
 	}
 	if err != nil {
-		r.rep.Report(&report{Source: rec.Source, Number: rec.Number, Topic: srec.Topic,
+		r.report(source, &report{Source: rec.Source, Number: rec.Number, Topic: srec.Topic,
 			Partition: srec.Partition, Offset: -1, Timestamp: -1, Key: rec.Key, Value: rec.Value, Err: err})
 	}
+}
+
+// report prints a record's report, or holds it until its transaction ends.
+func (r *producerRun) report(source int32, rep *report) {
+	if r.txn != nil {
+		r.txn.hold(source, rep)
+		return
+	}
+	r.rep.Report(rep)
 }
 
 // Errorf writes a line on stderr at once.

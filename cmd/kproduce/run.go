@@ -23,6 +23,7 @@ type producerRun struct {
 	sources []string // input names, indexed by accumulator.Position.Source
 	stopped atomic.Bool
 	readErr atomic.Bool // an input could not be read to its end
+	txn     *txnRun     // nil unless --transactional-id
 }
 
 // runProduce produces the records of opts and returns the exit status.
@@ -51,6 +52,9 @@ func runProduce(ctx context.Context, opts *Options, s Streams) int {
 		return exitUsage
 	}
 	cfg.AfterCompletions = func() { _ = rep.Flush() }
+	if opts.TransactionalID != "" {
+		run.txn = newTxnRun(run, rep.NeedsRecordBytes())
+	}
 	if run.prod, err = sender.New(cfg, run.onCompletion); err != nil {
 		printError(s.Err, asUsageError(err))
 		return exitUsage
@@ -68,6 +72,9 @@ func runProduce(ctx context.Context, opts *Options, s Streams) int {
 		// Authentication or TLS failed for good: a reader waiting on an idle
 		// pipe must not keep the run alive.
 	}
+	if run.txn != nil {
+		run.txn.finish(ctx)
+	}
 	run.close(ctx, readDone)
 	stopFlusher()
 	return run.finish(ctx)
@@ -75,7 +82,7 @@ func runProduce(ctx context.Context, opts *Options, s Streams) int {
 
 // onCompletion is the producer's callback: one report per record.
 func (r *producerRun) onCompletion(res *accumulator.Result) {
-	r.rep.Report(&report{
+	r.report(res.Position.Source, &report{
 		Source:    r.sources[res.Position.Source],
 		Number:    res.Position.Record,
 		Topic:     res.Topic,
@@ -145,6 +152,9 @@ func (r *producerRun) close(ctx context.Context, readDone <-chan struct{}) {
 
 // finish prints the closing lines and returns the exit status.
 func (r *producerRun) finish(ctx context.Context) int {
+	if r.txn != nil {
+		r.txn.closed()
+	}
 	_ = r.rep.Flush()
 	interrupted := ctx.Err() != nil
 	if err := r.prod.FatalError(); err != nil {
@@ -158,7 +168,7 @@ func (r *producerRun) finish(ctx context.Context) int {
 	switch {
 	case interrupted:
 		return exitInterrupted
-	case failed > 0 || r.prod.FatalError() != nil || r.rep.WriteErr() != nil || r.readErr.Load():
+	case failed > 0 || r.prod.FatalError() != nil || r.rep.WriteErr() != nil || r.readErr.Load() || (r.txn != nil && r.txn.failed()):
 		return exitFailed
 	}
 	return exitOK

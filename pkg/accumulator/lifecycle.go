@@ -113,3 +113,21 @@ func (a *Accumulator) AbortIncompleteBatches(err error) {
 	}
 	a.signal()
 }
+
+// TakeUndrained removes every batch still in a deque, closes it for
+// appends and returns them, oldest first per partition, without completing
+// them: the caller (the sender aborting a transaction, Kafka's
+// abortUndrainedBatches) fails each with Done and releases it with
+// Deallocate. Unlike AbortIncompleteBatches it leaves the accumulator open.
+func (a *Accumulator) TakeUndrained() []*Batch {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var batches []*Batch
+	for _, dq := range a.order {
+		batches = dq.takeAll(batches)
+	}
+	for _, b := range batches {
+		b.appendsClosed = true
+	}
+	return batches
+}

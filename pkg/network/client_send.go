@@ -91,6 +91,10 @@ func clientThrottles(key protocol.APIKey, version int16) bool {
 		return version >= 1
 	case protocol.KeyCreateTopics:
 		return version >= 3
+	case protocol.KeyFindCoordinator:
+		return version >= 2
+	case protocol.KeyAddPartitionsToTxn, protocol.KeyEndTxn:
+		return version >= 1
 	}
 	return false
 }

@@ -7,13 +7,16 @@ type APIKey int16
 
 // The API keys kproduce speaks.
 const (
-	KeyProduce          APIKey = 0
-	KeyMetadata         APIKey = 3
-	KeySaslHandshake    APIKey = 17
-	KeyApiVersions      APIKey = 18
-	KeyCreateTopics     APIKey = 19
-	KeyInitProducerId   APIKey = 22
-	KeySaslAuthenticate APIKey = 36
+	KeyProduce            APIKey = 0
+	KeyMetadata           APIKey = 3
+	KeyFindCoordinator    APIKey = 10
+	KeySaslHandshake      APIKey = 17
+	KeyApiVersions        APIKey = 18
+	KeyCreateTopics       APIKey = 19
+	KeyInitProducerId     APIKey = 22
+	KeyAddPartitionsToTxn APIKey = 24
+	KeyEndTxn             APIKey = 26
+	KeySaslAuthenticate   APIKey = 36
 )
 
 // String is the Kafka name of the API.
@@ -23,6 +26,12 @@ func (k APIKey) String() string {
 		return "Produce"
 	case KeyMetadata:
 		return "Metadata"
+	case KeyFindCoordinator:
+		return "FindCoordinator"
+	case KeyAddPartitionsToTxn:
+		return "AddPartitionsToTxn"
+	case KeyEndTxn:
+		return "EndTxn"
 	case KeySaslHandshake:
 		return "SaslHandshake"
 	case KeyApiVersions:
@@ -45,6 +54,10 @@ type VersionRange struct {
 // ClientVersions returns the versions of key the client can speak, and false
 // for an API the client does not know. The floors are the oldest versions
 // kproduce supports: Produce v3 (record batch v2) and Metadata v4.
+// FindCoordinator starts at v1, the first with a key type (v0 finds group
+// coordinators only). AddPartitionsToTxn stops at v3 (v4+ is the brokers'
+// batched form) and EndTxn at v4 (with v5 the coordinator bumps the epoch
+// of a KIP-890 transaction, which kproduce does not run).
 func ClientVersions(key APIKey) (VersionRange, bool) {
 	switch key {
 	case KeyProduce:
@@ -61,6 +74,12 @@ func ClientVersions(key APIKey) (VersionRange, bool) {
 		return VersionRange{0, 2}, true
 	case KeyCreateTopics:
 		return CreateTopicsVersions, true
+	case KeyFindCoordinator:
+		return VersionRange{1, 6}, true
+	case KeyAddPartitionsToTxn:
+		return VersionRange{0, 3}, true
+	case KeyEndTxn:
+		return VersionRange{0, 4}, true
 	}
 	return VersionRange{}, false
 }
@@ -77,6 +96,8 @@ func firstFlexible(key APIKey) int16 {
 		return 2
 	case KeyCreateTopics:
 		return 5
+	case KeyFindCoordinator, KeyAddPartitionsToTxn, KeyEndTxn:
+		return 3
 	}
 	return -1
 }

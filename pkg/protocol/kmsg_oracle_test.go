@@ -143,7 +143,9 @@ func msgToKmsg(t *testing.T, m Message, version int16) msgKmsg {
 	case *CreateTopicsResponse:
 		k = createTopicsResponseToKmsg(m)
 	default:
-		t.Fatalf("no kmsg conversion for %T", m)
+		if k = txnMessageToKmsg(m); k == nil {
+			t.Fatalf("no kmsg conversion for %T", m)
+		}
 	}
 	k.SetVersion(version)
 	return k
@@ -187,6 +189,9 @@ func msgFromKmsg(t *testing.T, k msgKmsg) Message {
 		return createTopicsRequestFromKmsg(k)
 	case *kmsg.CreateTopicsResponse:
 		return createTopicsResponseFromKmsg(k)
+	}
+	if m := txnMessageFromKmsg(k); m != nil {
+		return m
 	}
 	t.Fatalf("no conversion from %T", k)
 	return nil

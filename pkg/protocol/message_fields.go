@@ -31,6 +31,12 @@ func messageVersions(key APIKey) VersionRange {
 		return VersionRange{0, 4}
 	case KeySaslAuthenticate:
 		return VersionRange{0, 2}
+	case KeyFindCoordinator:
+		return VersionRange{0, 6}
+	case KeyAddPartitionsToTxn:
+		return VersionRange{0, 3}
+	case KeyEndTxn:
+		return VersionRange{0, 5}
 	}
 	return VersionRange{Min: 0, Max: -1}
 }

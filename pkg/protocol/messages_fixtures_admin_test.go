@@ -183,6 +183,12 @@ func msgNewRequestBody(key APIKey) (Request, bool) {
 		return new(InitProducerIdRequest), true
 	case KeySaslAuthenticate:
 		return new(SaslAuthenticateRequest), true
+	case KeyFindCoordinator:
+		return new(FindCoordinatorRequest), true
+	case KeyAddPartitionsToTxn:
+		return new(AddPartitionsToTxnRequest), true
+	case KeyEndTxn:
+		return new(EndTxnRequest), true
 	}
 	return nil, false
 }

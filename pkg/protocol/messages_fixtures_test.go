@@ -79,6 +79,12 @@ func messageCases(tb testing.TB) []msgCase {
 		saslAuthenticateResponseCase(),
 		createTopicsRequestCase(),
 		createTopicsResponseCase(),
+		findCoordinatorRequestCase(),
+		findCoordinatorResponseCase(),
+		addPartitionsToTxnRequestCase(),
+		addPartitionsToTxnResponseCase(),
+		endTxnRequestCase(),
+		endTxnResponseCase(),
 	}
 }
 

@@ -88,7 +88,8 @@ func TestCreateTopicsVersionsMatchesCodec(t *testing.T) {
 }
 
 func TestMessageVersionsCoverClientVersions(t *testing.T) {
-	for _, key := range []APIKey{KeyProduce, KeyMetadata, KeySaslHandshake, KeyApiVersions, KeyInitProducerId, KeySaslAuthenticate, KeyCreateTopics} {
+	for _, key := range []APIKey{KeyProduce, KeyMetadata, KeySaslHandshake, KeyApiVersions, KeyInitProducerId, KeySaslAuthenticate,
+		KeyCreateTopics, KeyFindCoordinator, KeyAddPartitionsToTxn, KeyEndTxn} {
 		cv, ok := ClientVersions(key)
 		require.True(t, ok, key.String())
 		mv := messageVersions(key)
@@ -121,6 +122,9 @@ func TestThrottleMillis(t *testing.T) {
 		{&ProduceResponse{ThrottleTimeMs: 3}, 3},
 		{&InitProducerIdResponse{ThrottleTimeMs: 4}, 4},
 		{&CreateTopicsResponse{ThrottleTimeMs: 5}, 5},
+		{&FindCoordinatorResponse{ThrottleTimeMs: 6}, 6},
+		{&AddPartitionsToTxnResponse{ThrottleTimeMs: 7}, 7},
+		{&EndTxnResponse{ThrottleTimeMs: 8}, 8},
 		{&SaslHandshakeResponse{ErrorCode: 33}, 0},
 		{&SaslAuthenticateResponse{SessionLifetimeMs: 9}, 0},
 	}

@@ -123,7 +123,20 @@ func (s *Sender) finish(b *accumulator.Batch, baseOffset, logAppendTime int64, e
 func (s *Sender) report(b *accumulator.Batch, baseOffset, logAppendTime int64, err error) {
 	if b.Done(baseOffset, logAppendTime, err) {
 		s.completed = true
+		if err != nil && s.txn != nil {
+			s.transactionalBatchFailed(err)
+		}
 	}
+}
+
+// transactionalBatchFailed makes the open transaction abortable, or stops
+// the producer when another producer fenced it.
+func (s *Sender) transactionalBatchFailed(err error) {
+	if isFencingError(err) {
+		s.setFatal(s.txn.fatalError("produce", err))
+		return
+	}
+	s.txn.abortable(err)
 }
 
 // fail completes a batch that is not in flight with err.
@@ -164,6 +177,10 @@ func (s *Sender) retriable(err error) bool {
 	case errors.Is(err, network.ErrDisconnected), errors.Is(err, network.ErrRequestTimedOut):
 		return true
 	case errors.Is(err, protocol.ErrCorruptMessage):
+		return false
+	case s.txn != nil && (errors.Is(err, protocol.ErrOutOfOrderSequenceNumber) ||
+		errors.Is(err, protocol.ErrUnknownProducerId) || errors.Is(err, protocol.ErrInvalidProducerEpoch)):
+		// No epoch bump inside a transaction: the transaction aborts.
 		return false
 	case s.cfg.Idempotence && (errors.Is(err, protocol.ErrOutOfOrderSequenceNumber) ||
 		errors.Is(err, protocol.ErrUnknownProducerId) || errors.Is(err, protocol.ErrInvalidProducerEpoch)):

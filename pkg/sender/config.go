@@ -34,6 +34,13 @@ type Config struct {
 	// MaxBlock bounds how long Send waits for a topic's metadata
 	// (max.block.ms); zero means the delivery timeout.
 	MaxBlock time.Duration
+	// TransactionalID (transactional.id), when set, makes the producer
+	// transactional: records are sent only inside a transaction (see
+	// Producer.BeginTransaction). Needs Idempotence.
+	TransactionalID string
+	// TransactionTimeout (transaction.timeout.ms) is how long the
+	// coordinator lets a transaction stay open before aborting it.
+	TransactionTimeout time.Duration
 
 	Network     network.Config
 	Metadata    network.MetadataConfig
@@ -63,6 +70,8 @@ func DefaultConfig() Config {
 		Idempotence:    true,
 		MaxRequestSize: 1 << 20,
 		RequestTimeout: 30 * time.Second,
+		// Java's default transaction.timeout.ms.
+		TransactionTimeout: time.Minute,
 		Network: network.Config{
 			ClientID:                  "kproduce",
 			SoftwareName:              "kproduce",
@@ -101,6 +110,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: no bootstrap brokers", ErrConfig)
 	case c.Acks != AcksAll && c.Acks != AcksLeader && c.Acks != AcksNone:
 		return fmt.Errorf("%w: acks must be all (-1), 1 or 0, not %d", ErrConfig, c.Acks)
+	case c.TransactionalID != "" && !c.Idempotence:
+		return fmt.Errorf("%w: a transactional producer needs idempotence", ErrConfig)
+	case c.TransactionalID != "" && (c.TransactionTimeout < time.Millisecond || c.TransactionTimeout.Milliseconds() > math.MaxInt32):
+		return fmt.Errorf("%w: transaction timeout %s out of range", ErrConfig, c.TransactionTimeout)
 	case c.Idempotence && c.Acks != AcksAll:
 		return fmt.Errorf("%w: idempotence needs acks=all", ErrConfig)
 	case c.Idempotence && c.Network.MaxInFlightPerConnection > MaxInFlightIdempotent:

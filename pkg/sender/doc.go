@@ -48,4 +48,14 @@
 //     oldest unacknowledged batch of its partition with nothing else of it
 //     in flight: the halves go to the front of the partition's queue,
 //     which is then the right place.
+//   - A transactional producer (Config.TransactionalID) gets its producer id
+//     from the transaction coordinator and sends its transactional requests
+//     (FindCoordinator, InitProducerId, AddPartitionsToTxn, EndTxn) one at a
+//     time from the Sender goroutine; the facade only posts commands. A
+//     batch is sent only inside an open transaction and once its partition
+//     was added to it. A failed record makes the transaction abortable
+//     (never an epoch bump inside a transaction); EndTxn goes out only when
+//     no batch of the transaction is queued or in flight; after an abort the
+//     producer id is fetched again. Fencing and a refused transactional id
+//     are client-fatal.
 package sender

@@ -47,6 +47,8 @@ type fixtureOptions struct {
 	cluster func(*protocol.MetadataResponse)
 	// manualInit leaves InitProducerId unanswered: the test answers it.
 	manualInit bool
+	// setup, when set, runs before the producer starts (to add responders).
+	setup func(*fixture)
 }
 
 // fixture is a Producer over a MockSelector and a ManualClock.
@@ -136,6 +138,9 @@ func newFixture(t *testing.T, opts fixtureOptions) *fixture {
 			f.nextPID++
 			return &protocol.InitProducerIdResponse{ProducerID: pid, ProducerEpoch: 0}
 		})
+	}
+	if opts.setup != nil {
+		opts.setup(f)
 	}
 	p, err := newProducer(cfg, waitingSelector{f.sel, f}, f.clock, f.callback)
 	require.NoError(t, err)

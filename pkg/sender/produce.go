@@ -28,6 +28,9 @@ func (a *produceAttachment) find(topic string, partition int32) *accumulator.Bat
 // node in one Produce request.
 func (s *Sender) sendProduceRequest(node int32, batches []*accumulator.Batch, now time.Time) {
 	req := &protocol.ProduceRequest{Acks: s.cfg.Acks, TimeoutMs: int32(s.cfg.RequestTimeout.Milliseconds())}
+	if s.txn != nil {
+		req.TransactionalID = &s.txn.transactionalID
+	}
 	sent := batches[:0:0]
 	for _, b := range batches {
 		if err := b.Close(s.comp); err != nil {
@@ -77,6 +80,8 @@ func (s *Sender) handleResponse(resp *network.ClientResponse) {
 		s.handleProduceResponse(resp, att)
 	case initProducerIDAttachment:
 		s.handleInitProducerIDResponse(resp)
+	case txnAttachment:
+		s.handleTxnResponse(resp)
 	}
 }
 

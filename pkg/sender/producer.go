@@ -90,6 +90,7 @@ func newProducer(cfg Config, sel network.Selector, clock network.Clock, cb accum
 	cfg.Network.RequestTimeout = cfg.RequestTimeout
 	cfg.Accumulator.MaxRequestSize = cfg.MaxRequestSize
 	cfg.Network.Logger = cfg.Logger
+	cfg.Accumulator.Transactional = cfg.TransactionalID != ""
 	md := network.NewMetadata(cfg.Metadata, bootstrap)
 	client := network.NewClient(cfg.Network, md, sel, clock)
 	// The accumulator wakes the Sender when a batch becomes sendable early
@@ -113,6 +114,9 @@ func (p *Producer) Send(ctx context.Context, rec *Record, pos accumulator.Positi
 	}
 	if p.sender.closing.Load() {
 		return ErrClosed
+	}
+	if tm := p.sender.txn; tm != nil && !tm.open.Load() {
+		return fmt.Errorf("%w: a transactional producer sends records only inside a transaction", ErrTransactionState)
 	}
 	n, err := p.partitionCount(ctx, rec.Topic)
 	if err != nil {

@@ -29,6 +29,7 @@ type Sender struct {
 
 	// Owned by the run goroutine.
 	idem     *idempotence
+	txn      *transactionManager // nil unless transactional
 	inFlight inFlightBatches
 	init     producerIDInit
 	lastErr  map[*accumulator.Batch]error // last retriable error of a batch, for the final report
@@ -58,6 +59,7 @@ func newSender(cfg *Config, client *network.Client, acc *accumulator.Accumulator
 		comp:         protocol.NewCompressor(),
 		log:          cfg.Logger,
 		idem:         newIdempotence(cfg.Idempotence),
+		txn:          newTransactionManager(cfg),
 		lastErr:      make(map[*accumulator.Batch]error),
 		stopped:      make(chan struct{}),
 		maybeWritten: make(map[*accumulator.Batch]struct{}),
@@ -96,7 +98,10 @@ func (s *Sender) runOnce() {
 		return
 	}
 	timeout := maxPollTimeout
-	if s.cfg.Idempotence {
+	switch {
+	case s.txn != nil:
+		timeout = min(timeout, s.maybeSendTransactionalRequest(now))
+	case s.cfg.Idempotence:
 		timeout = min(timeout, s.maybeInitProducerID(now))
 	}
 	timeout = min(timeout, s.sendProducerData(now))
@@ -135,7 +140,7 @@ func (s *Sender) sendProducerData(now time.Time) time.Duration {
 			notReadyTimeout = min(notReadyTimeout, s.client.ConnectionDelay(node, now))
 		}
 	}
-	batches := s.acc.Drain(cluster, result.ReadyNodes, s.cfg.MaxRequestSize, now, s.idem.canDrain)
+	batches := s.acc.Drain(cluster, result.ReadyNodes, s.cfg.MaxRequestSize, now, s.canDrain)
 	if s.guaranteeOrder() {
 		for _, bs := range batches {
 			for _, b := range bs {
@@ -163,6 +168,15 @@ func (s *Sender) sendProducerData(now time.Time) time.Duration {
 		timeout = min(timeout, d.Sub(now))
 	}
 	return max(timeout, 0)
+}
+
+// canDrain is the drain veto: the transaction's (a partition must be in
+// the open transaction), then idempotence's (sequences).
+func (s *Sender) canDrain(b *accumulator.Batch) bool {
+	if s.txn != nil && !s.txn.canSend(b.TopicPartition()) {
+		return false
+	}
+	return s.idem.canDrain(b)
 }
 
 // requestMetadataUpdate asks for metadata about topics with partitions

@@ -142,6 +142,12 @@ func NewRequest(key protocol.APIKey) (protocol.Request, bool) {
 		return new(protocol.InitProducerIdRequest), true
 	case protocol.KeySaslAuthenticate:
 		return new(protocol.SaslAuthenticateRequest), true
+	case protocol.KeyFindCoordinator:
+		return new(protocol.FindCoordinatorRequest), true
+	case protocol.KeyAddPartitionsToTxn:
+		return new(protocol.AddPartitionsToTxnRequest), true
+	case protocol.KeyEndTxn:
+		return new(protocol.EndTxnRequest), true
 	}
 	return nil, false
 }
@@ -231,6 +237,7 @@ func DefaultApiVersions() *protocol.ApiVersionsResponse {
 	for _, key := range []protocol.APIKey{
 		protocol.KeyProduce, protocol.KeyMetadata, protocol.KeySaslHandshake, protocol.KeyApiVersions,
 		protocol.KeyCreateTopics, protocol.KeyInitProducerId, protocol.KeySaslAuthenticate,
+		protocol.KeyFindCoordinator, protocol.KeyAddPartitionsToTxn, protocol.KeyEndTxn,
 	} {
 		if v, ok := protocol.ClientVersions(key); ok {
 			resp.ApiKeys = append(resp.ApiKeys, protocol.ApiVersionsResponseKey{ApiKey: int16(key), MinVersion: v.Min, MaxVersion: v.Max})

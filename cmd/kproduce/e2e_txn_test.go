@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// The read_committed view is the oracle of these tests: kgo consumes with
+// the ReadCommitted isolation level. "Nothing visible" is proven by
+// sentinels: after the run, one record is produced (outside any
+// transaction) to every partition, and consuming read_committed from the
+// start must yield exactly the sentinels.
+
+// consumeCommitted consumes n records of topic read_committed.
+func consumeCommitted(t testing.TB, c *kfake.Cluster, topic string, n int) []*kgo.Record {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	require.NoError(t, err)
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var recs []*kgo.Record
+	for len(recs) < n && ctx.Err() == nil {
+		fetches := cl.PollFetches(ctx)
+		for _, fe := range fetches.Errors() {
+			if ctx.Err() == nil {
+				t.Logf("fetch error %s/%d: %v", fe.Topic, fe.Partition, fe.Err)
+			}
+		}
+		recs = append(recs, fetches.Records()...)
+	}
+	require.Len(t, recs, n, "records consumed read_committed from %s", topic)
+	return byOffset(recs)
+}
+
+// committedValues produces a sentinel to each of the topic's partitions
+// and returns the values visible read_committed before them, in partition
+// and offset order.
+func committedValues(t testing.TB, c *kfake.Cluster, topic string, partitions int, want int) []string {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	require.NoError(t, err)
+	defer cl.Close()
+	for p := range partitions {
+		r := &kgo.Record{Topic: topic, Partition: int32(p), Value: []byte("sentinel")}
+		require.NoError(t, cl.ProduceSync(context.Background(), r).FirstErr())
+	}
+	var out []string
+	for _, r := range consumeCommitted(t, c, topic, want+partitions) {
+		if string(r.Value) != "sentinel" {
+			out = append(out, string(r.Value))
+		}
+	}
+	return out
+}
+
+// txnTopicArgs send every record to partition 0, so their order is one
+// sequence.
+const txnTopicArgs = "-t t -p 0"
+
+func TestTransactionCommitted(t *testing.T) {
+	c := e2eCluster(t)
+	input := numberedLines("r", 200)
+	res := produceTo(t, c, strings.NewReader(input), append(strings.Fields(txnTopicArgs), "--transactional-id", "load-1", "-o", "json")...)
+	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
+	assert.Equal(t, "transaction committed: 200 records\n", res.Stderr)
+
+	reps := parseJSONReports(t, res.Stdout)
+	require.Len(t, reps, 200)
+	recs := consumeCommitted(t, c, "t", 200)
+	for i, rec := range recs {
+		assert.Equal(t, fmt.Sprintf("r-%d", i), string(rec.Value), "record %d in order", i)
+	}
+	for i, rep := range reps {
+		require.Nil(t, rep.Error, "report %d", i)
+		assert.Equal(t, int64(i+1), rep.Record)
+		assert.Equal(t, recs[i].Offset, rep.Offset, "report %d has the stored offset", i)
+	}
+}
+
+func TestTransactionCommittedManyPartitions(t *testing.T) {
+	c := e2eCluster(t)
+	res := produceTo(t, c, strings.NewReader(numberedLines("k", 300)), "-t", "t", "--partitioner", "round-robin",
+		"--transactional-id", "load-2", "-o", "none")
+	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
+	got := committedValues(t, c, "t", 6, 300)
+	assert.Len(t, got, 300)
+}
+
+func TestTransactionAbortedOnRecordTooLarge(t *testing.T) {
+	c := e2eCluster(t)
+	var input strings.Builder
+	for i := 1; i <= 100; i++ {
+		if i == 60 {
+			input.WriteString(strings.Repeat("x", 200) + "\n")
+			continue
+		}
+		fmt.Fprintf(&input, "r%d\n", i)
+	}
+	res := produceTo(t, c, strings.NewReader(input.String()), append(strings.Fields(txnTopicArgs),
+		"--transactional-id", "load-3", "--max-record-bytes", "100", "-o", "json")...)
+	require.Equal(t, 1, res.Code, "stderr: %s", res.Stderr)
+	reps := parseJSONReports(t, res.Stdout)
+	require.Len(t, reps, 60, "reading stops at the failed record")
+	for i, rep := range reps {
+		require.NotNil(t, rep.Error, "report %d", i)
+		assert.True(t, strings.HasPrefix(*rep.Error, "transaction aborted: "), "report %d: %s", i, *rep.Error)
+		assert.Equal(t, int64(-1), rep.Offset)
+	}
+	assert.Contains(t, *reps[59].Error, "100")
+	assert.Contains(t, res.Stderr, "transaction aborted: -:60: ")
+	assert.Contains(t, res.Stderr, ": 60 records not committed\n")
+	assert.Empty(t, committedValues(t, c, "t", 6, 0), "nothing visible read_committed")
+}
+
+func TestTransactionAbortedOnBrokerError(t *testing.T) {
+	c := e2eCluster(t)
+	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "t", Partitions: []int32{3}, Err: kerr.InvalidRecord, Count: -1})
+	res := produceTo(t, c, strings.NewReader(numberedLines("r", 120)), "-t", "t", "--partitioner", "round-robin",
+		"--transactional-id", "load-4")
+	require.Equal(t, 1, res.Code, "stderr: %s", res.Stderr)
+	assert.Empty(t, res.Stdout, "nothing reported delivered")
+	errLines := 0
+	for _, l := range lines(res.Stderr) {
+		if strings.HasPrefix(l, "error: ") {
+			errLines++
+			assert.Contains(t, l, "transaction aborted: ")
+		}
+	}
+	assert.Equal(t, 120, errLines, "every record reported failed")
+	assert.Contains(t, res.Stderr, "INVALID_RECORD")
+	assert.Contains(t, res.Stderr, ": 120 records not committed\n")
+	fault.Remove() // for the sentinels
+	assert.Empty(t, committedValues(t, c, "t", 6, 0), "nothing visible read_committed")
+}
+
+func TestTransactionAbortedOnInterrupt(t *testing.T) {
+	c := e2eCluster(t)
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	run := startKproduce(ctx, pr, "-b", brokersFlag(c), "-t", "t", "-p", "0", "--transactional-id", "load-5", "--linger", "0s")
+	_, err := io.WriteString(pw, numberedLines("r", 5))
+	require.NoError(t, err)
+	deadline := time.Now().Add(20 * time.Second)
+	for topicRecordCount(c, "t") < 5 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	require.EqualValues(t, 5, topicRecordCount(c, "t"), "the records reached the broker, uncommitted")
+	assert.Empty(t, run.out.String(), "reports wait for the transaction's outcome")
+	cancel()
+	require.Equal(t, exitInterrupted, run.wait(t, 20*time.Second), "stderr: %s", run.errOut.String())
+	stderr := run.errOut.String()
+	assert.Contains(t, stderr, "transaction aborted: interrupted: 5 records not committed\n")
+	assert.Equal(t, 5, strings.Count(stderr, "transaction aborted: interrupted\n"), stderr)
+	assert.Empty(t, committedValues(t, c, "t", 6, 0), "nothing visible read_committed")
+}
+
+func TestTransactionRecordsChunks(t *testing.T) {
+	c := e2eCluster(t)
+	var input strings.Builder
+	for i := 1; i <= 45; i++ {
+		if i == 25 {
+			input.WriteString(strings.Repeat("x", 200) + "\n")
+			continue
+		}
+		fmt.Fprintf(&input, "r%d\n", i)
+	}
+	res := produceTo(t, c, strings.NewReader(input.String()), append(strings.Fields(txnTopicArgs),
+		"--transactional-id", "load-6", "--transaction-records", "10", "--max-record-bytes", "100", "-o", "json")...)
+	require.Equal(t, 1, res.Code, "stderr: %s", res.Stderr)
+	reps := parseJSONReports(t, res.Stdout)
+	require.Len(t, reps, 25, "two committed chunks, then the aborted one up to its failed record")
+	for i, rep := range reps[:20] {
+		assert.Nil(t, rep.Error, "report %d", i)
+	}
+	for i, rep := range reps[20:] {
+		require.NotNil(t, rep.Error, "report %d", 20+i)
+		assert.Contains(t, *rep.Error, "transaction aborted: ")
+	}
+	assert.Contains(t, res.Stderr, "2 transactions committed: 20 records\n")
+	assert.Contains(t, res.Stderr, ": 5 records not committed\n")
+
+	recs := consumeCommitted(t, c, "t", 20)
+	for i := range 20 {
+		assert.Equal(t, fmt.Sprintf("r%d", i+1), string(recs[i].Value), "record %d in order", i)
+		assert.Equal(t, recs[i].Offset, reps[i].Offset, "report %d has the stored offset", i)
+	}
+	var want []string
+	for i := 1; i <= 20; i++ {
+		want = append(want, fmt.Sprintf("r%d", i))
+	}
+	assert.Equal(t, want, committedValues(t, c, "t", 6, 20), "chunks 1-2 visible, the third not")
+}
+
+func TestTransactionUsageErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"acks 1", []string{"--transactional-id", "x", "-a", "1"}, "--transactional-id needs --acks all"},
+		{"no idempotence", []string{"--transactional-id", "x", "--idempotence=false"}, "--transactional-id needs idempotence"},
+		{"records without id", []string{"--transaction-records", "5"}, "--transaction-records needs --transactional-id"},
+		{"bad timeout", []string{"--transactional-id", "x", "--transaction-timeout", "0s"}, "transaction-timeout"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := runKproduce(t, strings.NewReader("a\n"), append([]string{"-b", "127.0.0.1:1", "-t", "t"}, tt.args...)...)
+			assert.Equal(t, exitUsage, res.Code)
+			assert.Contains(t, res.Stderr, tt.want)
+		})
+	}
+}
+
+func TestTransactionJavaProperties(t *testing.T) {
+	o := mustOptions(t, "-t", "t", "-X", "transactional.id=from-java", "-X", "transaction.timeout.ms=5000")
+	assert.Equal(t, "from-java", o.TransactionalID)
+	assert.Equal(t, 5*time.Second, o.TransactionTimeout)
+	assert.True(t, o.Idempotence)
+	o = mustOptions(t, "-t", "t")
+	assert.Equal(t, "", o.TransactionalID)
+	assert.Equal(t, time.Minute, o.TransactionTimeout)
+}
