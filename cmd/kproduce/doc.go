@@ -26,4 +26,8 @@
 //     use, buffers its output, and never allocates for a successful report
 //     in the text, json or none formats.
 //   - Secrets (passwords in Java security properties) are never logged.
+//   - While a progress bar is drawn, every other write to stderr (reports,
+//     logs) goes through it, and it erases itself first: stderr lines never
+//     mix with the bar. A record held back by --rate is read, for its
+//     timestamp and delivery timeout, when its turn comes.
 package main

@@ -90,7 +90,12 @@ func (r *producerRun) setUp(s Streams, inputs []namedInput) error {
 	if err != nil {
 		return err
 	}
-	cfg.AfterCompletions = func() { _ = rep.Flush() }
+	cfg.AfterCompletions = func() {
+		_ = rep.Flush()
+		if r.stats != nil {
+			r.stats.endTurn()
+		}
+	}
 	if r.prog != nil {
 		cfg.Logger = newLogger(r.prog, r.opts.LogLevel)
 	}
@@ -103,7 +108,7 @@ func (r *producerRun) setUp(s Streams, inputs []namedInput) error {
 // onCompletion is the producer's callback: one report per record.
 func (r *producerRun) onCompletion(res *accumulator.Result) {
 	if r.stats != nil && res.Err == nil {
-		r.stats.delivered(res, time.Now())
+		r.stats.delivered(res)
 	}
 	r.rep.Report(&report{
 		Source:    r.sources[res.Position.Source],
