@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -178,4 +179,29 @@ func TestCountingReaderCountsEveryRead(t *testing.T) {
 	}
 	assert.Equal(t, int64(10_000), n.Load())
 	assert.Equal(t, 3, reads)
+}
+
+// TestProgressLineFitsTheTerminal: the counts are shortened, then left
+// out, so that the line never wraps (a wrapped line cannot be redrawn in
+// place).
+func TestProgressLineFitsTheTerminal(t *testing.T) {
+	f, err := os.Open(e2eWriteFile(t, t.TempDir(), "in", make([]byte, 5000)))
+	require.NoError(t, err)
+	defer f.Close()
+	var out strings.Builder
+	p := newProgress(progressAlways, &out, []namedInput{{R: f}})
+	require.NotNil(t, p)
+	descs := []string{"123456 delivered, 0 failed, 98765 rec/s", "123456 ok, 0 failed", ""}
+	for _, tt := range []struct {
+		cols int
+		want string
+	}{{0, descs[0]}, {200, descs[0]}, {70, descs[1]}, {45, ""}} {
+		p.draw(2500, tt.cols, descs)
+		line := strings.TrimPrefix(p.bar.String(), "\r")
+		assert.True(t, strings.HasSuffix(line, " "+tt.want+" "), "cols %d: %q", tt.cols, line)
+		assert.Contains(t, line, " 50% ")
+		if tt.cols > 0 {
+			assert.Less(t, utf8.RuneCountInString(line), tt.cols, "cols %d: %q", tt.cols, line)
+		}
+	}
 }

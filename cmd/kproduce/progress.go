@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -80,7 +82,7 @@ func newProgress(mode string, stderr io.Writer, inputs []namedInput) *progress {
 	}
 	p.bar = progressbar.NewOptions64(size,
 		progressbar.OptionSetWriter(&p.frame),
-		progressbar.OptionSetWidth(barWidth(stderr)),
+		progressbar.OptionSetWidth(barWidth(terminalWidth(stderr))),
 		progressbar.OptionShowBytes(true),
 		progressbar.OptionShowCount(),
 		progressbar.OptionSetPredictTime(false),
@@ -91,17 +93,28 @@ func newProgress(mode string, stderr io.Writer, inputs []namedInput) *progress {
 	return p
 }
 
-// barWidth fits the bar in the terminal's width next to the numbers
-// (about 70 columns), between 5 and 40 cells; 80 columns are assumed when
-// the width is unknown.
-func barWidth(w io.Writer) int {
-	cols := 80
-	if f, ok := w.(*os.File); ok {
-		if c, _, err := term.GetSize(int(f.Fd())); err == nil && c > 0 {
-			cols = c
-		}
+// barWidth leaves room in a terminal of cols columns (80 when unknown)
+// for the numbers next to the bar (about 80 columns with large counts):
+// between 5 and 40 cells.
+func barWidth(cols int) int {
+	if cols <= 0 {
+		cols = 80
 	}
-	return min(max(cols-72, 5), 40)
+	return min(max(cols-85, 5), 40)
+}
+
+// terminalWidth is the width of the terminal w writes to, or 0 when w is
+// not a terminal (or its width is unknown).
+func terminalWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0
+	}
+	cols, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return cols
 }
 
 // start begins redrawing; counts gives the delivered and failed records.
@@ -151,14 +164,40 @@ func (p *progress) redraw(now time.Time, final bool) {
 		return
 	}
 	rate := p.recordRate(now, delivered+failed, final)
-	p.bar.Describe(fmt.Sprintf("%d delivered, %d failed, %.0f rec/s", delivered, failed, rate))
 	read := p.read.Load()
 	if p.total > 0 {
 		read = min(read, p.total) // a file that grew while read
 	}
-	_ = p.bar.Set64(read)
+	p.draw(read, terminalWidth(p.out), []string{
+		fmt.Sprintf("%d delivered, %d failed, %.0f rec/s", delivered, failed, rate),
+		fmt.Sprintf("%d ok, %d failed", delivered, failed),
+		"",
+	})
 	p.drawn = true
 	p.flushFrame()
+}
+
+// draw draws the bar into the frame with the longest of descs (the counts,
+// longest form first) that fits in a terminal of cols columns: a line
+// wider than the terminal would wrap, and could then no longer be drawn
+// over. cols 0 means no limit. p.mu must be held.
+func (p *progress) draw(read int64, cols int, descs []string) {
+	if cols <= 0 {
+		p.bar.Describe(descs[0])
+		_ = p.bar.Set64(read)
+		return
+	}
+	// Draw without counts first, to measure the rest of the line: the
+	// counts come at its end.
+	p.bar.Describe("")
+	_ = p.bar.Set64(read)
+	room := cols - 1 - utf8.RuneCountInString(strings.TrimPrefix(p.bar.String(), "\r"))
+	for _, d := range descs {
+		if len(d) <= room {
+			p.bar.Describe(d)
+			return
+		}
+	}
 }
 
 // recordRate returns records completed per second: over the last second,

@@ -155,7 +155,7 @@ func (sum *statsSummary) appendText(b []byte) []byte {
 		sum.ProduceRequests, sum.Batches, sum.RecordsPerBatch)
 	b = fmt.Appendf(b, "stats: retries   %d, %d batch splits\n", sum.Retries, sum.BatchSplits)
 	if l := sum.LatencyMs; l.P50 != nil {
-		b = fmt.Appendf(b, "stats: latency   p50 %.3fms, p99 %.3fms, max %.3fms (read to acknowledgement)\n", *l.P50, *l.P99, *l.Max)
+		b = fmt.Appendf(b, "stats: latency   p50 %.3fms, p99 %.3fms, max %.3fms\n", *l.P50, *l.P99, *l.Max)
 	} else {
 		b = append(b, "stats: latency   none: no record was delivered\n"...)
 	}
