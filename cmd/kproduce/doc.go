@@ -33,4 +33,8 @@
 //     own options (-o, --timeout, --count, --create, ...) come from the
 //     command line only, so a producer config's output or count never
 //     leaks into them. --timeout bounds every wait for the cluster.
+//   - While a progress bar is drawn, every other write to stderr (reports,
+//     logs) goes through it, and it erases itself first: stderr lines never
+//     mix with the bar. A record held back by --rate is read, for its
+//     timestamp and delivery timeout, when its turn comes.
 package main

@@ -74,6 +74,10 @@ func optionSpecs() []optionSpec {
 		{Name: "config", NoConfig: true, Usage: "kproduce YAML `file`, or a Java producer .properties file"},
 		{Name: "output", Short: "o", Default: "text", Usage: "delivery reports on stdout: text | json | none | a `template` (%t %p %o %d %k %v %s %n %e %%)"},
 		{Name: "log-level", Default: "warn", Usage: "`level` of the logs on stderr: trace | debug | info | warn | error | disabled"},
+		{Name: "rate", Default: "0", Usage: "send at most `N` records per second, evenly spaced (decimals allowed: 0.5 is one every 2s; 0: no limit)"},
+		{Name: "progress", Default: "auto", Usage: "progress bar on stderr, `when`: auto (stderr is a terminal and the inputs are files) | always | never"},
+		{Name: "stats", Default: "false", Kind: kindBool, Usage: "print a summary on stderr at exit: records, bytes, throughput, requests, batches, retries, latency"},
+		{Name: "stats-json", Usage: "write the summary of --stats as one JSON object to `file` (- for stdout)"},
 	}
 }
 

@@ -130,6 +130,16 @@ type Options struct {
 	Output string
 	// LogLevel is the level of the logs on stderr.
 	LogLevel zerolog.Level
+	// Rate is the most records per second handed to the producer; 0 means
+	// no limit.
+	Rate float64
+	// Progress is when the progress bar is drawn: auto, always or never.
+	Progress string
+	// Stats prints the run's summary on stderr at exit.
+	Stats bool
+	// StatsJSON is the file the summary is written to as JSON; "" means
+	// none, "-" stdout.
+	StatsJSON string
 	// ConfigFile is the --config file, "" when none.
 	ConfigFile string
 	// Logger writes logs to stderr at LogLevel.
@@ -146,6 +156,7 @@ func buildOptions(vals optionValues, files []string) (*Options, []string, error)
 	r.readInput(o)
 	r.readProducer(o)
 	r.readOutput(o)
+	r.readRunReport(o)
 	r.readSecurity(o)
 	r.readDryRun(o)
 	checkFiles(r, files)

@@ -82,10 +82,18 @@ func (r *producerRun) produce(ctx context.Context, source int32, rec *inputRecor
 	if err == nil && srec.Topic == "" {
 		err = errNoTopic
 	}
+	if err == nil && r.pacer != nil {
+		// Held back by --rate: the record is read when its turn comes.
+		if srec.ReadAt, err = r.pacer.wait(ctx); err != nil {
+			err = sendError(err)
+		}
+	}
 	if err == nil {
 		pos := accumulator.Position{Source: source, Record: rec.Number}
 		if err = r.prod.Send(ctx, srec, pos); err != nil {
 			err = sendError(err)
+		} else if r.stats != nil {
+			r.stats.sent(srec.Key, srec.Value)
 		}
 	}
 	if err != nil {

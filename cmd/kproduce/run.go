@@ -24,6 +24,11 @@ type producerRun struct {
 	stopped atomic.Bool
 	readErr atomic.Bool // an input could not be read to its end
 	txn     *txnRun     // nil unless --transactional-id
+
+	pacer     *pacer         // --rate; nil without
+	prog      *progress      // --progress; nil when no bar is drawn
+	stats     *runStats      // --stats, --stats-json; nil without either
+	statsJSON *statsJSONFile // --stats-json; nil without
 }
 
 // runProduce produces the records of opts and returns the exit status.
@@ -31,35 +36,26 @@ func runProduce(ctx context.Context, opts *Options, s Streams) int {
 	if opts.DryRun {
 		return runDryRun(ctx, opts, s)
 	}
+	start := time.Now()
 	inputs, err := openInputs(opts, s.In)
 	if err != nil {
 		printError(s.Err, err)
 		return exitUsage
 	}
 	defer closeInputs(inputs)
-	rep, err := newReporter(opts.Output, s.Out, s.Err)
-	if err != nil {
-		printError(s.Err, asUsageError(err))
-		return exitUsage
-	}
-	run := &producerRun{opts: opts, rep: rep}
-	for _, in := range inputs {
-		run.sources = append(run.sources, in.Name)
-	}
-	cfg, err := producerConfig(opts, rep.NeedsRecordBytes())
+	statsJSON, err := openStatsJSON(opts.StatsJSON, s.Out)
 	if err != nil {
 		printError(s.Err, err)
 		return exitUsage
 	}
-	cfg.AfterCompletions = func() { _ = rep.Flush() }
-	if opts.TransactionalID != "" {
-		run.txn = newTxnRun(run, rep.NeedsRecordBytes())
-	}
-	if run.prod, err = sender.New(cfg, run.onCompletion); err != nil {
-		printError(s.Err, asUsageError(err))
+	defer statsJSON.close()
+	run := &producerRun{opts: opts, pacer: newPacer(opts.Rate), stats: newRunStats(opts, start), statsJSON: statsJSON}
+	if err := run.setUp(s, inputs); err != nil {
+		printError(s.Err, err)
 		return exitUsage
 	}
 	stopFlusher := run.startFlusher()
+	run.prog.start(run.rep.Counts)
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
@@ -77,11 +73,53 @@ func runProduce(ctx context.Context, opts *Options, s Streams) int {
 	}
 	run.close(ctx, readDone)
 	stopFlusher()
+	run.prog.finish()
 	return run.finish(ctx)
+}
+
+// setUp creates the progress bar, the reporter and the producer. Its
+// errors are usage errors.
+func (r *producerRun) setUp(s Streams, inputs []namedInput) error {
+	for _, in := range inputs {
+		r.sources = append(r.sources, in.Name)
+	}
+	r.prog = newProgress(r.opts.Progress, s.Err, inputs)
+	errOut := s.Err
+	if r.prog != nil {
+		errOut = r.prog // report and log lines erase the bar
+	}
+	rep, err := newReporter(r.opts.Output, s.Out, errOut)
+	if err != nil {
+		return asUsageError(err)
+	}
+	r.rep = rep
+	cfg, err := producerConfig(r.opts, rep.NeedsRecordBytes())
+	if err != nil {
+		return err
+	}
+	cfg.AfterCompletions = func() {
+		_ = rep.Flush()
+		if r.stats != nil {
+			r.stats.endTurn()
+		}
+	}
+	if r.prog != nil {
+		cfg.Logger = newLogger(r.prog, r.opts.LogLevel)
+	}
+	if r.opts.TransactionalID != "" {
+		r.txn = newTxnRun(r, rep.NeedsRecordBytes())
+	}
+	if r.prod, err = sender.New(cfg, r.onCompletion); err != nil {
+		return asUsageError(err)
+	}
+	return nil
 }
 
 // onCompletion is the producer's callback: one report per record.
 func (r *producerRun) onCompletion(res *accumulator.Result) {
+	if r.stats != nil && res.Err == nil {
+		r.stats.delivered(res)
+	}
 	r.report(res.Position.Source, &report{
 		Source:    r.sources[res.Position.Source],
 		Number:    res.Position.Record,
@@ -164,11 +202,12 @@ func (r *producerRun) finish(ctx context.Context) int {
 		r.rep.Errorf("error: writing reports to stdout: %v\n", err)
 	}
 	r.rep.Summary()
+	statsErr := r.reportStats()
 	_, failed := r.rep.Counts()
 	switch {
 	case interrupted:
 		return exitInterrupted
-	case failed > 0 || r.prod.FatalError() != nil || r.rep.WriteErr() != nil || r.readErr.Load() || (r.txn != nil && r.txn.failed()):
+	case failed > 0 || r.prod.FatalError() != nil || r.rep.WriteErr() != nil || r.readErr.Load() || statsErr || (r.txn != nil && r.txn.failed()):
 		return exitFailed
 	}
 	return exitOK

@@ -39,13 +39,14 @@ func (b *Batch) fireCallbacks(baseOffset, logAppendTime int64, err error) {
 	for i := range b.records {
 		m := &b.records[i]
 		*res = Result{TopicPartition: b.tp, Offset: -1, Timestamp: b.baseTimestamp + int64(m.timestampDelta),
-			Position: m.position(), Err: err}
+			BatchCreatedAt: b.createdAt, Position: m.position(), Err: err}
 		if err == nil && baseOffset >= 0 {
 			res.Offset = baseOffset + int64(i)
 		}
 		if parse {
 			parseErr = b.parseRecord(res, &records, &rec, parseErr)
 		}
+		res.CreateTime = res.Timestamp
 		if logAppendTime != -1 && err == nil {
 			res.Timestamp = logAppendTime
 		}

@@ -190,10 +190,11 @@ func TestDoneReportsEveryRecordOnce(t *testing.T) {
 			a, rec := newTestAccumulator(t, cfg)
 			in := mixedRecords()
 			for i, r := range in {
-				_, err := a.Append(context.Background(), TopicPartition{"t", 0}, r.ts, r.key, r.value, r.headers, Position{Source: 2, Record: int64(i)}, false, t0)
+				now := t0.Add(time.Duration(i) * time.Millisecond) // read one after the other
+				_, err := a.Append(context.Background(), TopicPartition{"t", 0}, r.ts, r.key, r.value, r.headers, Position{Source: 2, Record: int64(i)}, false, now)
 				require.NoError(t, err)
 			}
-			b := drainAll(a, newTestCluster(map[string]int{"t": 1}, 1), t0)[0]
+			b := drainAll(a, newTestCluster(map[string]int{"t": 1}, 1), t0.Add(time.Second))[0]
 			require.NoError(t, b.Close(nil))
 			assert.False(t, b.IsDone())
 			assert.True(t, b.Done(tt.baseOffset, tt.logAppendTime, tt.err))
@@ -206,6 +207,8 @@ func TestDoneReportsEveryRecordOnce(t *testing.T) {
 				assert.Equal(t, Position{Source: 2, Record: int64(i)}, r.Position)
 				assert.Equal(t, tt.wantOffset(i), r.Offset)
 				assert.Equal(t, tt.wantTimestamp(in[i].ts), r.Timestamp)
+				assert.Equal(t, in[i].ts, r.CreateTime, "the record's own timestamp, whatever the broker's")
+				assert.Equal(t, t0, r.BatchCreatedAt, "the first record's append time")
 				assert.Equal(t, tt.err, r.Err)
 				if tt.results {
 					assert.Equal(t, string(in[i].key), string(r.Key))

@@ -51,6 +51,9 @@ type recorded struct {
 	Headers   []protocol.Header
 	Position  Position
 	Err       error
+	// CreateTime and BatchCreatedAt are the Result's.
+	CreateTime     int64
+	BatchCreatedAt time.Time
 }
 
 // recorder collects every callback.
@@ -67,7 +70,7 @@ func (r *recorder) callback(res *Result) {
 		hdrs = append(hdrs, protocol.Header{Key: h.Key, Value: slices.Clone(h.Value)})
 	}
 	r.results = append(r.results, recorded{res.TopicPartition, res.Offset, res.Timestamp,
-		slices.Clone(res.Key), slices.Clone(res.Value), hdrs, res.Position, res.Err})
+		slices.Clone(res.Key), slices.Clone(res.Value), hdrs, res.Position, res.Err, res.CreateTime, res.BatchCreatedAt})
 }
 
 func (r *recorder) all() []recorded {

@@ -41,6 +41,11 @@ type Result struct {
 	// Timestamp is in ms: the broker's LogAppendTime when it returned one
 	// (not -1), else the record's CreateTime.
 	Timestamp int64
+	// CreateTime is the record's own timestamp in ms, as appended.
+	CreateTime int64
+	// BatchCreatedAt is when the record's batch was created (the now of
+	// the Append that opened it; split batches keep their original's).
+	BatchCreatedAt time.Time
 	// Key and Value are set only when Config.ResultRecords is true.
 	Key, Value []byte
 	// Headers is set only when Config.ResultRecords is true; it may be nil.

@@ -25,6 +25,7 @@ func (c *Client) doSend(req *ClientRequest, kind requestKind, now time.Time) *in
 		ClientID:      &c.cfg.ClientID,
 	}
 	protocol.AppendRequestFrame(w, &h, req.Body)
+	req.Size = w.Len()
 	r := &inFlightRequest{req: req, kind: kind, sendTime: now, w: w}
 	c.inFlight.add(req.Destination, r)
 	c.log.Debug().Int32("node", req.Destination).Stringer("api", h.APIKey).Int16("version", h.APIVersion).

@@ -27,6 +27,9 @@ type ClientRequest struct {
 	Timeout time.Duration
 	// Attachment is the caller's data, handed back in the response.
 	Attachment any
+	// Size is the request's size in bytes as written (size prefix
+	// included), set by Client.Send; 0 when it was not written.
+	Size int
 }
 
 // ClientResponse is the outcome of a ClientRequest (Kafka's

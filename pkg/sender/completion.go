@@ -106,6 +106,7 @@ func (s *Sender) tooLarge(b *accumulator.Batch, err error, now time.Time) {
 		return
 	}
 	s.idem.split(b, parts)
+	s.stats.splits.Add(1)
 	s.log.Debug().Str("topic", tp.Topic).Int32("partition", tp.Partition).
 		Int("records", b.RecordCount()).Int("batches", len(parts)).Msg("batch too large; split")
 }
@@ -216,6 +217,7 @@ func (s *Sender) retry(b *accumulator.Batch, err error, now time.Time) {
 	}
 	s.lastErr[b] = err
 	s.log.Debug().Err(err).Str("topic", tp.Topic).Int32("partition", tp.Partition).Int("attempt", b.Attempts()+1).Msg("retrying batch")
+	s.stats.retries.Add(1)
 	s.acc.Reenqueue(b, now)
 }
 

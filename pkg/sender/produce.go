@@ -54,6 +54,7 @@ func (s *Sender) sendProduceRequest(node int32, batches []*accumulator.Batch, no
 		return
 	}
 	s.inFlight.requests++
+	s.stats.requestSent(len(sent), cr.Size)
 	for _, b := range sent {
 		s.inFlight.add(b)
 	}

@@ -45,6 +45,7 @@ type Sender struct {
 	closing     atomic.Bool           // set by Close: finish what is queued, then stop
 	forceClosed atomic.Bool           // set by a Close whose deadline passed: stop now
 	fatal       atomic.Pointer[error] // a client-fatal error; set once
+	stats       senderStats           // added to by the run goroutine only
 	stopped     chan struct{}         // closed when fatal is set
 	done        chan struct{}         // closed when run returns
 }

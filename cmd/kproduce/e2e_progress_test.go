@@ -1,0 +1,207 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// screenLines is stderr as a terminal shows it: each line is what follows
+// its last carriage return (the bar redraws over itself).
+func screenLines(stderr string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+		if i := strings.LastIndexByte(l, '\r'); i >= 0 {
+			l = l[i+1:]
+		}
+		out = append(out, strings.TrimRight(l, " "))
+	}
+	return out
+}
+
+// tenByteLines returns n lines of exactly 10 bytes each.
+func tenByteLines(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "line %04d\n", i)
+	}
+	return b.String()
+}
+
+// TestE2EProgressAlwaysShowsFinalState: with --progress always the bar is
+// drawn even into a pipe, and its last state, left on its own line above
+// the summary, shows the whole file read and every record counted.
+func TestE2EProgressAlwaysShowsFinalState(t *testing.T) {
+	t.Parallel()
+	c := e2eCluster(t)
+	dir := t.TempDir()
+	a := e2eWriteFile(t, dir, "a.txt", []byte(tenByteLines(12)))
+	b := e2eWriteFile(t, dir, "b.txt", []byte(tenByteLines(8)))
+	res := produceTo(t, c, nil, "-t", "t", "-o", "none", "--progress", "always", "--stats", a, b)
+	require.Equal(t, 0, res.Code, res.Stderr)
+	consumeExactly(t, c, "t", 20)
+	screen := screenLines(res.Stderr)
+	require.Len(t, screen, 7, "the bar, then the 6 summary lines: %q", res.Stderr)
+	bar := screen[0]
+	assert.Contains(t, bar, "100%")
+	assert.Contains(t, bar, "(200/200 B", "bytes read of the total size")
+	assert.Contains(t, bar, "20 delivered, 0 failed, ")
+	assert.Contains(t, bar, " rec/s")
+	for _, l := range screen[1:] {
+		assert.True(t, strings.HasPrefix(l, "stats: "), "summary line %q", l)
+	}
+	assert.True(t, strings.HasPrefix(res.Stderr, "\r") || strings.HasPrefix(res.Stderr, " "), "drawn in place: %q", res.Stderr[:min(len(res.Stderr), 20)])
+}
+
+// TestE2EProgressKeepsErrorLinesApart: a failure report written while the
+// bar is drawn erases the bar first, so every line on the screen is either
+// the bar or a whole report.
+func TestE2EProgressKeepsErrorLinesApart(t *testing.T) {
+	t.Parallel()
+	c := e2eCluster(t)
+	in := tenByteLines(5) + strings.Repeat("x", 50) + "\n" + tenByteLines(5)
+	f := e2eWriteFile(t, t.TempDir(), "in.txt", []byte(in))
+	// Paced, so that the bar is drawn (every 100 ms) before the bad record.
+	res := produceTo(t, c, nil, "-t", "t", "-o", "none", "--progress", "always", "--rate", "25",
+		"--max-record-bytes", "20", f)
+	require.Equal(t, 1, res.Code, res.Stderr)
+	consumeExactly(t, c, "t", 10)
+	var errs, bars int
+	for _, l := range screenLines(res.Stderr) {
+		switch {
+		case strings.HasPrefix(l, "error: "):
+			errs++
+			assert.NotContains(t, l, "delivered", "a report mixed with the bar")
+		case strings.Contains(l, "% |"):
+			bars++
+		case l == "10 delivered, 1 failed":
+		default:
+			t.Errorf("unexpected line %q", l)
+		}
+	}
+	assert.Equal(t, 1, errs, res.Stderr)
+	assert.Equal(t, 1, bars, "one bar line at the end: %q", res.Stderr)
+	assert.Contains(t, res.Stderr, "error: "+f+":6: t/-1: record too large")
+	assert.Contains(t, screenLines(res.Stderr)[len(screenLines(res.Stderr))-2], "10 delivered, 1 failed, ")
+}
+
+// TestE2EProgressStdinAlwaysIsACounter: with an input of unknown size
+// --progress always draws a counter: bytes read and the counts, no bar.
+func TestE2EProgressStdinAlwaysIsACounter(t *testing.T) {
+	t.Parallel()
+	c := e2eCluster(t)
+	res := produceTo(t, c, strings.NewReader(tenByteLines(20)), "-t", "t", "-o", "none", "--progress", "always")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	screen := screenLines(res.Stderr)
+	require.Len(t, screen, 1, "%q", res.Stderr)
+	assert.Contains(t, screen[0], "(200 B")
+	assert.Contains(t, screen[0], "20 delivered, 0 failed, ")
+	assert.NotContains(t, screen[0], "%")
+}
+
+// TestE2EProgressAutoDrawsNothingWithoutTerminal: under auto (the default)
+// nothing is drawn when stderr is not a terminal, for files and for stdin;
+// nor ever under never.
+func TestE2EProgressAutoDrawsNothingWithoutTerminal(t *testing.T) {
+	t.Parallel()
+	c := e2eCluster(t)
+	f := e2eWriteFile(t, t.TempDir(), "in.txt", []byte(tenByteLines(20)))
+	for _, args := range [][]string{{f}, {"--progress", "auto", f}, {"--progress", "auto"}, {"--progress", "never", f}} {
+		res := produceTo(t, c, strings.NewReader(tenByteLines(3)), append([]string{"-t", "t", "-o", "none"}, args...)...)
+		require.Equal(t, 0, res.Code, res.Stderr)
+		assert.Empty(t, res.Stderr, "%v", args)
+	}
+}
+
+func TestProgressWanted(t *testing.T) {
+	tests := []struct {
+		mode     string
+		terminal bool
+		total    int64
+		want     bool
+	}{
+		{progressAuto, true, 100, true},
+		{progressAuto, true, 0, true},
+		{progressAuto, true, -1, false}, // stdin, a FIFO: nothing under auto
+		{progressAuto, false, 100, false},
+		{progressAlways, false, -1, true},
+		{progressAlways, false, 100, true},
+		{progressNever, true, 100, false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, progressWanted(tt.mode, tt.terminal, tt.total), "%+v", tt)
+	}
+}
+
+func TestInputsSize(t *testing.T) {
+	dir := t.TempDir()
+	a, err := os.Open(e2eWriteFile(t, dir, "a", make([]byte, 1000)))
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := os.Open(e2eWriteFile(t, dir, "b", make([]byte, 234)))
+	require.NoError(t, err)
+	defer b.Close()
+	_, err = b.Seek(34, io.SeekStart) // stdin redirected from a file may be part read
+	require.NoError(t, err)
+	assert.Equal(t, int64(1200), inputsSize([]namedInput{{R: a}, {R: b}}))
+
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	p, err := openFIFO(fifo)
+	require.NoError(t, err)
+	assert.Equal(t, int64(-1), inputsSize([]namedInput{{R: a}, {R: p}}), "a FIFO's size is unknown")
+	assert.Equal(t, int64(-1), inputsSize([]namedInput{{R: strings.NewReader("x")}}), "a pipe's neither")
+}
+
+func TestCountingReaderCountsEveryRead(t *testing.T) {
+	var n atomic.Int64
+	r := &countingReader{r: strings.NewReader(strings.Repeat("z", 10_000)), n: &n}
+	buf := make([]byte, 4096)
+	reads := 0
+	for {
+		k, err := r.Read(buf)
+		if k > 0 {
+			reads++
+		}
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+	}
+	assert.Equal(t, int64(10_000), n.Load())
+	assert.Equal(t, 3, reads)
+}
+
+// TestProgressLineFitsTheTerminal: the counts are shortened, then left
+// out, so that the line never wraps (a wrapped line cannot be redrawn in
+// place).
+func TestProgressLineFitsTheTerminal(t *testing.T) {
+	f, err := os.Open(e2eWriteFile(t, t.TempDir(), "in", make([]byte, 5000)))
+	require.NoError(t, err)
+	defer f.Close()
+	var out strings.Builder
+	p := newProgress(progressAlways, &out, []namedInput{{R: f}})
+	require.NotNil(t, p)
+	descs := []string{"123456 delivered, 0 failed, 98765 rec/s", "123456 ok, 0 failed", ""}
+	for _, tt := range []struct {
+		cols int
+		want string
+	}{{0, descs[0]}, {200, descs[0]}, {70, descs[1]}, {45, ""}} {
+		p.draw(2500, tt.cols, descs)
+		line := strings.TrimPrefix(p.bar.String(), "\r")
+		assert.True(t, strings.HasSuffix(line, " "+tt.want+" "), "cols %d: %q", tt.cols, line)
+		assert.Contains(t, line, " 50% ")
+		if tt.cols > 0 {
+			assert.Less(t, utf8.RuneCountInString(line), tt.cols, "cols %d: %q", tt.cols, line)
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestE2ERateSpacesRecords: with --rate 50 the records read at once from
+// stdin are handed over 20 ms apart, so their CreateTimes (their hand-over
+// time) span at least (n-1)/rate. Only this lower bound is checked: a slow
+// machine can only make the span longer. (A single gap may be shorter: a
+// record due after a late timer wake-up goes that much sooner.)
+func TestE2ERateSpacesRecords(t *testing.T) {
+	t.Parallel()
+	c := e2eCluster(t)
+	const n, rate = 20, 50
+	res := produceTo(t, c, strings.NewReader(numberedLines("r", n)), "-t", "t", "-o", "none", "--rate", "50")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	recs := consumeExactly(t, c, "t", n)
+	ts := make([]int64, 0, n)
+	for _, r := range recs {
+		ts = append(ts, r.Timestamp.UnixMilli())
+	}
+	slices.Sort(ts)
+	want := time.Duration(n-1) * time.Second / rate
+	const tolerance = 3 * time.Millisecond // whole milliseconds at both ends
+	span := time.Duration(ts[n-1]-ts[0]) * time.Millisecond
+	assert.GreaterOrEqual(t, span, want-tolerance, "timestamps %v", ts)
+}
+
+// TestE2ERateStopsAtInterrupt: an interrupt while a record waits for its
+// turn ends the run at once (the next record is due in 1000 s), exit 130,
+// the waiting record reported as not sent.
+func TestE2ERateStopsAtInterrupt(t *testing.T) {
+	t.Parallel()
+	c := e2eCluster(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	run := startKproduce(ctx, strings.NewReader("first\nsecond\nthird\n"), "-b", brokersFlag(c), "-t", "t", "--rate", "0.001")
+	run.waitStdout(t, 1, 30*time.Second) // the first record goes at once
+	cancel()
+	assert.Equal(t, exitInterrupted, run.wait(t, 30*time.Second))
+	assert.Contains(t, run.errOut.String(), "error: -:2: t/-1: interrupted before the record was sent")
+	recs := consumeExactly(t, c, "t", 1)
+	assert.Equal(t, "first", string(recs[0].Value))
+}
+
+func TestRateOptionValues(t *testing.T) {
+	for _, ok := range []struct {
+		in   string
+		want float64
+	}{{"0", 0}, {"50", 50}, {"0.5", 0.5}, {" 1e3 ", 1000}} {
+		assert.Equal(t, ok.want, mustOptions(t, "-t", "t", "--rate", ok.in).Rate, ok.in)
+	}
+	for _, bad := range []string{"-1", "x", "NaN", "Inf", ""} {
+		_, _, err := parseOptions(t, "-t", "t", "--rate", bad)
+		require.Error(t, err, bad)
+		assert.Contains(t, err.Error(), "--rate", bad)
+		assert.True(t, isUsageError(err), bad)
+	}
+}
