@@ -88,18 +88,18 @@ func readTime(res *accumulator.Result, ackAt time.Time) time.Time {
 // statsSummary is the summary of a run, as --stats-json writes it. The
 // field names are stable.
 type statsSummary struct {
-	RecordsDelivered int64          `json:"records_delivered"`
-	RecordsFailed    int64          `json:"records_failed"`
-	RecordBytes      int64          `json:"record_bytes"`
-	WireBytes        int64          `json:"wire_bytes"`
-	WallTimeMs       float64        `json:"wall_time_ms"`
-	RecordsPerSec    float64        `json:"records_per_sec"`
-	MBPerSec         float64        `json:"mb_per_sec"`
-	ProduceRequests  int64          `json:"produce_requests"`
-	Batches          int64          `json:"batches"`
-	RecordsPerBatch  float64        `json:"records_per_batch"`
-	Retries          int64          `json:"retries"`
-	BatchSplits      int64          `json:"batch_splits"`
+	RecordsDelivered int64        `json:"records_delivered"`
+	RecordsFailed    int64        `json:"records_failed"`
+	RecordBytes      int64        `json:"record_bytes"`
+	WireBytes        int64        `json:"wire_bytes"`
+	WallTimeMs       float64      `json:"wall_time_ms"`
+	RecordsPerSec    float64      `json:"records_per_sec"`
+	MBPerSec         float64      `json:"mb_per_sec"`
+	ProduceRequests  int64        `json:"produce_requests"`
+	Batches          int64        `json:"batches"`
+	RecordsPerBatch  float64      `json:"records_per_batch"`
+	Retries          int64        `json:"retries"`
+	BatchSplits      int64        `json:"batch_splits"`
 	LatencyMs        statsLatency `json:"latency_ms"`
 }
 
