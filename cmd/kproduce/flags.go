@@ -127,6 +127,14 @@ const usageExamples = `  # Piping lines from a shell script: one record per line
 
   # Smoke-testing a cluster in CI: ten records, one JSON report each
   seq 10 | kproduce -b "$KAFKA" -t smoke -o json --delivery-timeout 30s
+  kproduce check -b "$KAFKA" -t smoke --create --count 3 --timeout 30s
+
+  # Where would each record go? Nothing is sent (--partitions N: offline)
+  kproduce -t orders -K : --dry-run orders.txt
+
+  # A file as one transaction (read_committed consumers see all or nothing);
+  # at most 500 records/s, with a summary at the end
+  kproduce -t orders --transactional-id orders-load --rate 500 --stats orders.txt
 
   # Java producer properties: a file, or one at a time
   kproduce -t events --config producer.properties -X linger.ms=20 < data.txt
