@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -232,4 +234,38 @@ func TestTransactionJavaProperties(t *testing.T) {
 	o = mustOptions(t, "-t", "t")
 	assert.Equal(t, "", o.TransactionalID)
 	assert.Equal(t, time.Minute, o.TransactionTimeout)
+}
+
+// TestTransactionCommitUnanswered: a commit the coordinator does not
+// answer in time may still stand, so its records are reported as of
+// unknown outcome, not as aborted, and no abort is sent after it. The
+// coordinator then handles the held commit: the records become visible,
+// which an "aborted" report would have denied.
+func TestTransactionCommitUnanswered(t *testing.T) {
+	c := e2eCluster(t)
+	wake := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(wake) }) }
+	t.Cleanup(release)
+	var ends atomic.Int32
+	c.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		ends.Add(1)
+		if !req.(*kmsg.EndTxnRequest).Commit {
+			t.Errorf("EndTxn(abort) sent after the commit")
+		}
+		c.SleepControl(func() { <-wake })
+		return nil, nil, false
+	})
+	res := produceTo(t, c, strings.NewReader(numberedLines("r", 5)), "-t", "t", "-p", "0", "--transactional-id", "load-unanswered",
+		"--delivery-timeout", "1s", "--request-timeout", "400ms")
+	require.Equal(t, 1, res.Code, "stderr: %s", res.Stderr)
+	assert.Empty(t, res.Stdout)
+	assert.Contains(t, res.Stderr, "transaction outcome unknown: ")
+	assert.Contains(t, res.Stderr, ": 5 records may or may not have been committed\n")
+	assert.Equal(t, 5, strings.Count(res.Stderr, "the records may or may not have been committed\n"), res.Stderr)
+	assert.NotContains(t, res.Stderr, "transaction aborted")
+	require.Positive(t, ends.Load(), "the commit was sent")
+	release()
+	assert.Equal(t, lines(numberedLines("r", 5)), committedValues(t, c, "t", 6, 5), "the held commit stood")
 }

@@ -149,7 +149,14 @@ func (t *txnRun) end(ctx context.Context, reason string) bool {
 		}
 	}
 	t.aborted, t.stopped = true, true
-	if err := t.r.prod.AbortTransaction(ectx); err != nil && t.r.prod.FatalError() == nil {
+	err := t.r.prod.AbortTransaction(ectx)
+	if errors.Is(err, sender.ErrTransactionOutcomeUnknown) {
+		// The commit reached the coordinator unanswered: it may stand.
+		n := t.releaseAs(fmt.Errorf("%w: %s: the records may or may not have been committed", sender.ErrTransactionOutcomeUnknown, reason))
+		t.r.rep.Errorf("transaction outcome unknown: %s: %d records may or may not have been committed\n", reason, n)
+		return false
+	}
+	if err != nil && t.r.prod.FatalError() == nil {
 		reason = fmt.Sprintf("%s (abort: %v)", reason, err)
 	}
 	if t.r.prod.FatalError() != nil {
@@ -183,24 +190,38 @@ func endContext(ctx context.Context, grace, limit time.Duration) (context.Contex
 // commit (reason "") or as failed with reason after an abort, and returns
 // how many.
 func (t *txnRun) release(reason string) int {
+	if reason == "" {
+		return t.releaseAs(nil)
+	}
+	return t.releaseAs(fmt.Errorf("transaction aborted: %s", reason))
+}
+
+// releaseAs reports the held records in input order: as delivered when
+// verdict is nil, else as failed with verdict (a record that failed on its
+// own keeps its error after the verdict's words). It returns how many.
+func (t *txnRun) releaseAs(verdict error) int {
 	t.mu.Lock()
 	held := t.held
 	t.held, t.failure = new(heldReports), ""
 	t.mu.Unlock()
-	var aborted error
-	if reason != "" {
-		aborted = fmt.Errorf("transaction aborted: %s", reason)
-	}
 	return held.each(t.r.sources, func(rep *report) {
 		switch {
-		case reason == "":
+		case verdict == nil:
 		case rep.Err == nil || errors.Is(rep.Err, sender.ErrTransactionAborted) || errors.Is(rep.Err, errInterrupted):
-			rep.Err, rep.Offset = aborted, -1
+			rep.Err, rep.Offset = verdict, -1
 		default:
-			rep.Err, rep.Offset = fmt.Errorf("transaction aborted: %w", rep.Err), -1
+			rep.Err, rep.Offset = fmt.Errorf("%s: %w", verdictWords(verdict), rep.Err), -1
 		}
 		t.r.rep.Report(rep)
 	})
+}
+
+// verdictWords is how a record that failed on its own is introduced.
+func verdictWords(verdict error) string {
+	if errors.Is(verdict, sender.ErrTransactionOutcomeUnknown) {
+		return sender.ErrTransactionOutcomeUnknown.Error()
+	}
+	return "transaction aborted"
 }
 
 // closed reports what is left once the producer has closed, and prints

@@ -73,9 +73,27 @@ func (p *Producer) endTransaction(ctx context.Context, kind txnCommandKind) erro
 	if kind == txnAbort {
 		verb = "abort"
 	}
-	result := make(chan error, 1)
-	p.sender.txn.post(txnCommand{kind: kind, result: result})
+	result, taken := make(chan error, 1), make(chan struct{})
+	p.sender.txn.post(txnCommand{kind: kind, result: result, taken: taken})
 	p.client.Wakeup()
+	// The Sender applies a command within one turn. Its decision is awaited
+	// even past ctx: an abort must learn that a commit was already sent
+	// (ErrTransactionOutcomeUnknown) however late it comes.
+	select {
+	case <-taken:
+	case <-p.sender.stopped:
+		return p.sender.fatalError()
+	case <-p.sender.done:
+		return fmt.Errorf("%s transaction: %w", verb, ErrClosed)
+	}
+	select {
+	case err := <-result:
+		if err != nil {
+			return fmt.Errorf("%s transaction: %w", verb, err)
+		}
+		return nil
+	default:
+	}
 	select {
 	case err := <-result:
 		if err != nil {

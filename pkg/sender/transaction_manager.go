@@ -20,6 +20,11 @@ var ErrTransactionState = errors.New("invalid transaction state")
 // the transaction failed: the transaction can only be aborted.
 var ErrTransactionAbortable = errors.New("the transaction cannot be committed")
 
+// ErrTransactionOutcomeUnknown is returned by AbortTransaction when a
+// commit was already sent to the coordinator and not answered: it may have
+// been committed, and an abort can no longer undo it.
+var ErrTransactionOutcomeUnknown = errors.New("transaction outcome unknown")
+
 // ErrTransactionAborted is wrapped by the outcome of records failed because
 // their transaction was aborted before they were sent.
 var ErrTransactionAborted = errors.New("transaction aborted")
@@ -47,10 +52,12 @@ const (
 )
 
 // txnCommand is a request of the facade; result (buffered) receives the
-// outcome of a commit or an abort.
+// outcome of a commit or an abort, and taken (when not nil) is closed once
+// the Sender has applied the command.
 type txnCommand struct {
 	kind   txnCommandKind
 	result chan error
+	taken  chan struct{}
 }
 
 // transactionManager is the transactional half of Kafka's
@@ -70,6 +77,7 @@ type transactionManager struct {
 	end          *txnCommand // the commit or abort being completed
 	coordinator  int32       // the transaction coordinator, -1 when unknown
 	inFlight     bool        // a transactional request is in flight (one at a time, as in Kafka)
+	commitSent   bool        // EndTxn(commit) was sent for the open transaction: it may be committed
 	backoffUntil time.Time
 	failures     int
 	lastPID      producerIDAndEpoch                      // the producer id before a re-initialization (KIP-360)
@@ -161,6 +169,7 @@ func (tm *transactionManager) complete() {
 	clear(tm.partitions)
 	clear(tm.pending)
 	tm.lastErr = nil
+	tm.commitSent = false
 	tm.state = txnReady
 	tm.open.Store(false)
 	tm.reply(nil)

@@ -27,6 +27,9 @@ func (s *Sender) maybeSendTransactionalRequest(now time.Time) time.Duration {
 	tm := s.txn
 	for _, cmd := range tm.take() {
 		s.handleTxnCommand(cmd)
+		if cmd.taken != nil {
+			close(cmd.taken)
+		}
 	}
 	if tm.state == txnAborting || tm.state == txnAbortableError {
 		s.abortUndrainedBatches()
@@ -53,6 +56,9 @@ func (s *Sender) maybeSendTransactionalRequest(now time.Time) time.Duration {
 		return tm.retryLater(s.cfg, now, 0)
 	}
 	tm.inFlight = true
+	if end, ok := req.(*protocol.EndTxnRequest); ok && end.Committed {
+		tm.commitSent = true
+	}
 	return maxPollTimeout
 }
 
@@ -66,6 +72,10 @@ func (s *Sender) handleTxnCommand(cmd txnCommand) {
 		cmd.result <- tm.commitError()
 	case cmd.kind == txnCommit && tm.state == txnInTransaction:
 		tm.state, tm.end = txnCommitting, &cmd
+	case cmd.kind == txnAbort && tm.commitSent:
+		// The coordinator may have committed: the commit goes on, and
+		// only its answer can tell.
+		cmd.result <- fmt.Errorf("%w: the commit was sent to the coordinator and not answered", ErrTransactionOutcomeUnknown)
 	case cmd.kind == txnAbort && tm.state != txnReady:
 		tm.reply(fmt.Errorf("%w: aborted while ending", ErrTransactionAborted))
 		tm.state, tm.end = txnAborting, &cmd

@@ -2,6 +2,7 @@ package sender
 
 import (
 	"context"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -289,4 +290,32 @@ func TestTransactionStateErrors(t *testing.T) {
 	assert.ErrorIs(t, cfg.Validate(), ErrConfig)
 	cfg.Idempotence, cfg.TransactionTimeout = true, 0
 	assert.ErrorIs(t, cfg.Validate(), ErrConfig)
+}
+
+// TestTransactionAbortAfterCommitSentIsUnknown: once EndTxn(commit) is
+// sent, an abort cannot undo it: AbortTransaction says the outcome is
+// unknown and sends no EndTxn(abort).
+func TestTransactionAbortAfterCommitSentIsUnknown(t *testing.T) {
+	f, _ := newTxnFixture(t, fixtureOptions{}, nil)
+	f.autoProduce()
+	f.sel.AutoRespond(protocol.KeyEndTxn, nil) // the coordinator never answers
+	require.NoError(t, f.p.BeginTransaction())
+	pos := f.send("t", 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	committed := make(chan error, 1)
+	go func() { committed <- f.p.CommitTransaction(ctx) }()
+	for i := 0; len(f.sentOf(protocol.KeyEndTxn)) == 0; i++ {
+		require.Less(t, i, 1000, "EndTxn(commit) never sent")
+		f.advance(testLinger)
+		f.step()
+		runtime.Gosched()
+	}
+	require.NoError(t, f.outcome(pos).err, "the record was acknowledged before the commit")
+	cancel()
+	require.ErrorIs(t, <-committed, context.Canceled)
+	err := stepUntil(f, f.endAsync(false), 0)
+	require.ErrorIs(t, err, ErrTransactionOutcomeUnknown)
+	ends := f.sentOf(protocol.KeyEndTxn)
+	require.Len(t, ends, 1, "no EndTxn(abort) after a commit was sent")
+	assert.True(t, ends[0].Body.(*protocol.EndTxnRequest).Committed)
 }
