@@ -32,6 +32,17 @@ func checkTopic(ctx context.Context, client *admin.Client, name string, f checkF
 		return nil, false, fmt.Errorf("topic %s does not exist: %w; run with --create to create it", name, protocol.ErrUnknownTopicOrPartition)
 	}
 	created, err := createTopic(ctx, client, md, name, f)
+	for errors.Is(err, protocol.ErrNotController) {
+		// The controller moved: ask the one the metadata names now.
+		select {
+		case <-ctx.Done():
+			return nil, false, fmt.Errorf("%w (%w)", err, ctx.Err())
+		case <-time.After(topicPollInterval):
+		}
+		if md, err = client.Metadata(ctx, []string{name}); err == nil {
+			created, err = createTopic(ctx, client, md, name, f)
+		}
+	}
 	if err != nil {
 		return nil, false, err
 	}

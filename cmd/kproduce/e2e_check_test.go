@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -274,4 +275,26 @@ func TestE2ERootFileNamedLikeSubcommand(t *testing.T) {
 	res := runKproduce(t, nil, "-b", brokersFlag(c), "-t", "u", "-o", "none", path)
 	require.Equal(t, exitOK, res.Code, res.Stderr)
 	assert.Len(t, consumeAll(t, c, "u", 2), 2)
+}
+
+// TestE2ECheckCreateNotController: a CreateTopics answered NOT_CONTROLLER
+// (the controller moved) is asked again of the controller the metadata
+// names then.
+func TestE2ECheckCreateNotController(t *testing.T) {
+	c := adminCluster(t)
+	var refused atomic.Int32
+	c.ControlKey(int16(kmsg.CreateTopics), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		refused.Add(1)
+		resp := req.(*kmsg.CreateTopicsRequest).ResponseKind().(*kmsg.CreateTopicsResponse)
+		for _, rt := range req.(*kmsg.CreateTopicsRequest).Topics {
+			st := kmsg.NewCreateTopicsResponseTopic()
+			st.Topic, st.ErrorCode = rt.Topic, kerr.NotController.Code
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	res := runKproduce(t, nil, "check", "-b", brokersFlag(c), "-t", "moved", "--create", "--partitions", "2")
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+	assert.EqualValues(t, 1, refused.Load(), "refused once, then handled by kfake")
+	assert.Contains(t, res.Stdout, "topic moved (created): 2 partitions")
 }
