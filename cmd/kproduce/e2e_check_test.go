@@ -233,6 +233,7 @@ func TestE2ECheckUsage(t *testing.T) {
 		res := runKproduce(t, nil, args...)
 		assert.Equal(t, exitUsage, res.Code, "%v: %s", args, res.Stderr)
 		assert.Contains(t, res.Stderr, "error: ", args)
+		assert.Contains(t, res.Stderr, "Run 'kproduce check --help' for usage.", args)
 	}
 	help := runKproduce(t, nil, "--help")
 	assert.Regexp(t, `(?m)^  check +`, help.Stdout)

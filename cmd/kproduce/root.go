@@ -86,8 +86,12 @@ func execute(ctx context.Context, args []string, s Streams) int {
 	code := exitOK
 	cmd := newRootCommand(s, &code)
 	cmd.SetArgs(args)
-	if err := cmd.ExecuteContext(ctx); err != nil {
-		printError(s.Err, err)
+	if ran, err := cmd.ExecuteContextC(ctx); err != nil {
+		path := "kproduce"
+		if ran != nil {
+			path = ran.CommandPath()
+		}
+		printErrorFor(s.Err, err, path)
 		if isUsageError(err) {
 			return exitUsage
 		}
@@ -96,8 +100,13 @@ func execute(ctx context.Context, args []string, s Streams) int {
 	return code
 }
 
-// printError prints every line of err as "error: ..." and a hint.
-func printError(w io.Writer, err error) {
+// printError prints every line of err as "error: ..." and, for a usage
+// error, a hint to kproduce --help.
+func printError(w io.Writer, err error) { printErrorFor(w, err, "kproduce") }
+
+// printErrorFor is printError for a usage error of command (its path, such
+// as "kproduce check").
+func printErrorFor(w io.Writer, err error, command string) {
 	var b strings.Builder
 	for _, line := range strings.Split(err.Error(), "\n") {
 		b.WriteString("error: ")
@@ -105,7 +114,7 @@ func printError(w io.Writer, err error) {
 		b.WriteByte('\n')
 	}
 	if isUsageError(err) {
-		b.WriteString("Run 'kproduce --help' for usage.\n")
+		b.WriteString("Run '" + command + " --help' for usage.\n")
 	}
 	_, _ = fmt.Fprint(w, b.String())
 }
