@@ -129,7 +129,11 @@ func runCheck(parent context.Context, opts *Options, f checkFlags, s Streams) in
 	}
 	run := newCanaryRun(opts.Topic, rep.RunID, partitions, f.count)
 	if len(partitions) > 0 {
-		if err := run.produce(parent, canaryProducerConfig(opts, f.timeout), f.timeout); err != nil {
+		// The canaries have what is left of --timeout: the whole check is
+		// bounded by it.
+		deadline, _ := ctx.Deadline()
+		left := max(time.Until(deadline), time.Millisecond)
+		if err := run.produce(parent, canaryProducerConfig(opts, left), left); err != nil {
 			printError(s.Err, err)
 			return exitFailed
 		}
