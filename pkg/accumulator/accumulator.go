@@ -41,6 +41,7 @@ type Accumulator struct {
 	drainParts  map[int32][]*deque          // guarded by mu: Drain's scratch
 	freePos     [][]recordMeta              // guarded by mu: recycled position slices
 	nextExpiry  time.Time                   // guarded by mu: earliest delivery deadline seen by ExpiredBatches
+	lastFill    int                         // guarded by mu: the fill of the batch last closed for appends (see deque.fill)
 }
 
 // New returns an accumulator that reports every record's outcome to cb
@@ -94,7 +95,7 @@ func (a *Accumulator) dequeLocked(tp TopicPartition) *deque {
 	if d, ok := a.deques[tp]; ok {
 		return d
 	}
-	d := &deque{tp: tp}
+	d := &deque{tp: tp, fill: a.lastFill}
 	a.deques[tp] = d
 	i, _ := slices.BinarySearchFunc(a.order, tp, func(x *deque, tp TopicPartition) int {
 		return cmp.Or(cmp.Compare(x.tp.Topic, tp.Topic), cmp.Compare(x.tp.Partition, tp.Partition))

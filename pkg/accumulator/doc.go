@@ -24,8 +24,10 @@
 //     capacity, from the moment it is allocated until Deallocate. Released
 //     buffers of a class size (powers of two from min(16 KiB, batch size))
 //     are kept for reuse and still count; they are dropped when a
-//     reservation needs their room. Batches start at the smallest class
-//     and double up to the batch size. Only the sender's compression and
+//     reservation needs their room. A new batch starts at the size class
+//     of what its partition's last batch held when it closed for appends
+//     (the smallest class at first; a full-size buffer after a full
+//     batch), and doubles up to the batch size. Only the sender's compression and
 //     split buffers are taken without waiting, and may overdraw the budget
 //     until they are released; appenders wait meanwhile. Positions (16
 //     bytes per record) live in recycled slices outside the budget; since
