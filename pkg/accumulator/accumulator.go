@@ -62,6 +62,11 @@ func New(cfg Config, cb Callback) *Accumulator {
 		drainParts: make(map[int32][]*deque),
 	}
 	a.pool = newBufferPool(cfg.BufferMemory, a.limit, a.onMemoryWait)
+	if cfg.Codec != protocol.CodecNone {
+		// Room for the compressed copy of a full batch (see Batch.Close),
+		// so that compressing does not overdraw the budget.
+		a.pool.reserve = int64(a.pool.sizeFor(a.limit + protocol.CompressionOverhead(cfg.Codec, a.limit)))
+	}
 	return a
 }
 

@@ -28,8 +28,10 @@
 //     of what its partition's last batch held when it closed for appends
 //     (the smallest class at first; a full-size buffer after a full
 //     batch), and doubles up to the batch size. Only the sender's compression and
-//     split buffers are taken without waiting, and may overdraw the budget
-//     until they are released; appenders wait meanwhile. Positions (16
+//     split buffers are taken without waiting; with a codec, appenders
+//     leave room for one full batch's compressed copy, so compressing
+//     rarely overdraws the budget. An overdraft lasts until released
+//     buffers repay it (they are not cached meanwhile); appenders wait. Positions (16
 //     bytes per record) live in recycled slices outside the budget; since
 //     a record takes at least 7 buffer bytes they are bounded too.
 //   - A batch's encoded size (header and uncompressed records) stays within
