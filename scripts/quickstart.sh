@@ -5,7 +5,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$root/bin"
-(cd "$root" && go build -o bin/kproduce ./cmd/kproduce && go build -o bin/devbroker ./scripts/devbroker)
+# CGO_ENABLED=0: a static binary (the pure Go resolver; no C library).
+(cd "$root" && export CGO_ENABLED=0 && go build -o bin/kproduce ./cmd/kproduce && go build -o bin/devbroker ./scripts/devbroker)
 log=$(mktemp)
 "$root/bin/devbroker" -port 9092 -partitions 6 -topics test >"$log" 2>&1 &
 broker=$!

@@ -39,8 +39,9 @@ type Accumulator struct {
 	muted       map[TopicPartition]struct{} // guarded by mu: partitions Ready and Drain skip
 	drainIndex  map[int32]int               // guarded by mu: per node, where the next Drain starts
 	drainParts  map[int32][]*deque          // guarded by mu: Drain's scratch
-	freePos     [][]recordMeta              // guarded by mu: recycled position slices
+	freePos     [][]byte                    // guarded by mu: recycled position list buffers
 	nextExpiry  time.Time                   // guarded by mu: earliest delivery deadline seen by ExpiredBatches
+	lastFill    int                         // guarded by mu: the fill of the batch last closed for appends (see deque.fill)
 }
 
 // New returns an accumulator that reports every record's outcome to cb
@@ -61,6 +62,11 @@ func New(cfg Config, cb Callback) *Accumulator {
 		drainParts: make(map[int32][]*deque),
 	}
 	a.pool = newBufferPool(cfg.BufferMemory, a.limit, a.onMemoryWait)
+	if cfg.Codec != protocol.CodecNone {
+		// Room for the compressed copy of a full batch (see Batch.Close),
+		// so that compressing does not overdraw the budget.
+		a.pool.reserve = int64(a.pool.sizeFor(a.limit + protocol.CompressionOverhead(cfg.Codec, a.limit)))
+	}
 	return a
 }
 
@@ -94,7 +100,7 @@ func (a *Accumulator) dequeLocked(tp TopicPartition) *deque {
 	if d, ok := a.deques[tp]; ok {
 		return d
 	}
-	d := &deque{tp: tp}
+	d := &deque{tp: tp, fill: a.lastFill}
 	a.deques[tp] = d
 	i, _ := slices.BinarySearchFunc(a.order, tp, func(x *deque, tp TopicPartition) int {
 		return cmp.Or(cmp.Compare(x.tp.Topic, tp.Topic), cmp.Compare(x.tp.Partition, tp.Partition))
@@ -120,7 +126,7 @@ func (a *Accumulator) newBatchLocked(tp TopicPartition, buf []byte, timestamp in
 		baseSequence:  -1,
 	}
 	if n := len(a.freePos); n > 0 {
-		b.records = a.freePos[n-1]
+		b.records.reset(a.freePos[n-1])
 		a.freePos[n-1] = nil
 		a.freePos = a.freePos[:n-1]
 	}
@@ -153,11 +159,11 @@ func (a *Accumulator) Deallocate(b *Batch) {
 	}
 	b.deallocated = true
 	delete(a.incomplete, b)
-	if b.records != nil && len(a.freePos) < maxFreePositions {
-		a.freePos = append(a.freePos, b.records[:0])
+	if b.records.buf != nil && len(a.freePos) < maxFreePositions {
+		a.freePos = append(a.freePos, b.records.buf[:0])
 	}
 	buf, compressed := b.buf, b.compressed
-	b.buf, b.compressed, b.encoded, b.records = nil, nil, nil, nil
+	b.buf, b.compressed, b.encoded, b.records = nil, nil, nil, positionList{}
 	a.mu.Unlock()
 	a.pool.release(buf)
 	a.pool.release(compressed)

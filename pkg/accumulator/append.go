@@ -123,11 +123,12 @@ func (a *Accumulator) tryAppend(r *appendRequest) (AppendResult, int, error) {
 			return AppendResult{BatchIsFull: dq.len() > 1 || last.isFull(a.limit)}, 0, nil
 		}
 		last.appendsClosed = true
+		a.noteFillLocked(dq, a.limit)
 	}
 	if r.abortOnNewBatch {
 		return AppendResult{AbortForNewBatch: true}, 0, nil
 	}
-	size := a.pool.sizeFor(r.own)
+	size := a.pool.sizeFor(max(r.own, dq.fill))
 	buf, ok := a.takeBuffer(r, size)
 	if !ok {
 		return AppendResult{}, size, nil
@@ -140,6 +141,16 @@ func (a *Accumulator) tryAppend(r *appendRequest) (AppendResult, int, error) {
 	}
 	dq.pushBack(b)
 	return AppendResult{NewBatchCreated: true, BatchIsFull: dq.len() > 1 || b.isFull(a.limit)}, 0, nil
+}
+
+// noteFillLocked records that a batch of dq closed for appends holding n
+// buffer bytes (at most the batch limit): dq's next batch starts with a
+// buffer of that size class, and so does the first batch of a partition
+// not seen yet. a.mu must be held.
+func (a *Accumulator) noteFillLocked(dq *deque, n int) {
+	n = min(n, a.limit)
+	dq.fill = n
+	a.lastFill = n
 }
 
 // takeBuffer returns a buffer of at least size bytes: the spare one when it

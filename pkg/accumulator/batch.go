@@ -31,13 +31,13 @@ type Batch struct {
 
 	// Record fields: guarded by acc.mu while in a deque.
 	buf           []byte       // header space then the records, uncompressed; cap charged to the pool; released by Close once compressed (see Close)
-	records       []recordMeta // one per record, in order; recycled by Deallocate
+	records       positionList // one per record, in order; its buffer recycled by Deallocate
 	count         int          // records; kept after Deallocate
 	baseTimestamp int64        // the first record's timestamp
 	maxTimestamp  int64
 	appendsClosed bool // no more records; set when full, drained or split
 	// wideTimestamps is set when a record's timestamp is too far from the
-	// first one for recordMeta: its timestamp is then read from buf, which
+	// first one for the position list: its timestamp is then read from buf, which
 	// is kept until Deallocate.
 	wideTimestamps bool
 
@@ -148,22 +148,10 @@ func (b *Batch) appendRecord(timestamp int64, key, value []byte, headers []proto
 	if delta != int64(int32(delta)) {
 		b.wideTimestamps = true
 	}
-	b.records = append(b.records, recordMeta{record: pos.Record, source: pos.Source, timestampDelta: int32(delta)})
+	b.records.add(pos, int32(delta))
 	b.count++
 	b.maxTimestamp = max(b.maxTimestamp, timestamp)
 }
-
-// recordMeta is what a batch keeps of each record besides its encoding:
-// its Position and its timestamp delta, packed into 16 bytes, so that Done
-// can report records without reading the encoded (maybe compressed) ones.
-type recordMeta struct {
-	record         int64 // Position.Record
-	source         int32 // Position.Source
-	timestampDelta int32 // from the batch's base timestamp; see Batch.wideTimestamps
-}
-
-// position is the record's Position.
-func (m *recordMeta) position() Position { return Position{Source: m.source, Record: m.record} }
 
 // header is the batch header for the current records and producer state.
 func (b *Batch) header() protocol.BatchHeader {

@@ -36,10 +36,11 @@ func (b *Batch) fireCallbacks(baseOffset, logAppendTime int64, err error) {
 	}
 	var parseErr error
 	var rec recordView
-	for i := range b.records {
-		m := &b.records[i]
+	positions := b.records.reader()
+	for i := 0; i < b.count; i++ {
+		m := positions.next()
 		*res = Result{TopicPartition: b.tp, Offset: -1, Timestamp: b.baseTimestamp + int64(m.timestampDelta),
-			BatchCreatedAt: b.createdAt, Position: m.position(), Err: err}
+			BatchCreatedAt: b.createdAt, Position: m.Position, Err: err}
 		if err == nil && baseOffset >= 0 {
 			res.Offset = baseOffset + int64(i)
 		}

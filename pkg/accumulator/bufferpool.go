@@ -23,6 +23,10 @@ type bufferPool struct {
 	total    int64  // immutable: the budget in bytes
 	minClass int    // immutable: the smallest class, a power of two
 	onWait   func() // immutable: called, without the lock, when an allocation starts to wait
+	// reserve is the room appenders leave for the sender's forced
+	// allocations (a compressed copy of a full batch) while any buffer is
+	// out; zero without a codec. Immutable after setup.
+	reserve int64
 
 	mu        sync.Mutex
 	available int64                // guarded by mu: bytes neither handed out nor cached; negative after an overdraft
@@ -91,11 +95,22 @@ func (p *bufferPool) growSize(cur, need int) int {
 	return c
 }
 
-// allocateLocked charges size bytes. It returns a cached buffer of exactly
-// that size when there is one (nil otherwise: the caller allocates outside
-// the lock), and false when the budget cannot cover it even after dropping
-// cached buffers.
+// allocateLocked charges size bytes for an appender: it succeeds only if
+// the reserve is left (or nothing is out, so nothing would come back). See
+// takeLocked.
 func (p *bufferPool) allocateLocked(size int) ([]byte, bool) {
+	unused := p.available + p.cached
+	if p.reserve > 0 && unused-int64(size) < p.reserve && unused < p.total {
+		return nil, false
+	}
+	return p.takeLocked(size)
+}
+
+// takeLocked charges size bytes. It returns a cached buffer of exactly that
+// size when there is one (nil otherwise: the caller allocates outside the
+// lock), and false when the budget cannot cover it even after dropping
+// cached buffers.
+func (p *bufferPool) takeLocked(size int) ([]byte, bool) {
 	if k := p.classOf(size); k >= 0 && len(p.free[k]) > 0 {
 		n := len(p.free[k]) - 1
 		buf := p.free[k][n]
@@ -222,7 +237,7 @@ func (p *bufferPool) grantLocked() {
 // sender uses it for compression and splitting, which must not block.
 func (p *bufferPool) forceAllocate(size int) []byte {
 	p.mu.Lock()
-	buf, ok := p.allocateLocked(size)
+	buf, ok := p.takeLocked(size)
 	if !ok {
 		p.available -= int64(size)
 	}
@@ -239,14 +254,18 @@ func (p *bufferPool) charge(n int) {
 }
 
 // release returns a buffer's capacity to the budget, keeping the buffer for
-// reuse when its capacity is a class size.
+// reuse when its capacity is a class size and the budget is not overdrawn
+// (a buffer released while it is, is left to the garbage collector: the
+// buffers out and cached never exceed the budget for longer than an
+// overdraft lasts). A closed pool still caches: the batches left to send
+// after Close reuse the buffers for their compressed copies.
 func (p *bufferPool) release(buf []byte) {
 	size := cap(buf)
 	if size == 0 {
 		return
 	}
 	p.mu.Lock()
-	if k := p.classOf(size); k >= 0 && !p.closed {
+	if k := p.classOf(size); k >= 0 && p.available >= 0 {
 		p.free[k] = append(p.free[k], buf[:0])
 		p.cached += int64(size)
 	} else {

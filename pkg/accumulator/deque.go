@@ -6,6 +6,13 @@ package accumulator
 type deque struct {
 	tp      TopicPartition
 	batches []*Batch
+	// fill is how many buffer bytes the partition's last batch closed for
+	// appends held (the batch limit when a record no longer fitted); a new
+	// batch starts with a buffer of that size class, so a partition whose
+	// batches fill up takes one full-size buffer per batch instead of a
+	// chain of doublings, and one whose batches leave on linger keeps small
+	// buffers.
+	fill int
 }
 
 func (d *deque) len() int { return len(d.batches) }

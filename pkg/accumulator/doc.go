@@ -24,12 +24,17 @@
 //     capacity, from the moment it is allocated until Deallocate. Released
 //     buffers of a class size (powers of two from min(16 KiB, batch size))
 //     are kept for reuse and still count; they are dropped when a
-//     reservation needs their room. Batches start at the smallest class
-//     and double up to the batch size. Only the sender's compression and
-//     split buffers are taken without waiting, and may overdraw the budget
-//     until they are released; appenders wait meanwhile. Positions (16
-//     bytes per record) live in recycled slices outside the budget; since
-//     a record takes at least 7 buffer bytes they are bounded too.
+//     reservation needs their room. A new batch starts at the size class
+//     of what its partition's last batch held when it closed for appends
+//     (the smallest class at first; a full-size buffer after a full
+//     batch), and doubles up to the batch size. Only the sender's compression and
+//     split buffers are taken without waiting; with a codec, appenders
+//     leave room for one full batch's compressed copy, so compressing
+//     rarely overdraws the budget. An overdraft lasts until released
+//     buffers repay it (they are not cached meanwhile); appenders wait.
+//     Positions (packed as varint differences: usually 2 bytes a record,
+//     at most 26) live in recycled slices outside the budget; since a
+//     record takes at least 7 buffer bytes they are bounded too.
 //   - A batch's encoded size (header and uncompressed records) stays within
 //     min(BatchSize, BufferMemory) unless its single record is larger.
 //   - A batch leaves the pending state exactly once: Done (callbacks fire,

@@ -74,6 +74,9 @@ func (a *Accumulator) drainNode(node int32, parts []*deque, maxSize int, now tim
 			continue
 		}
 		dq.pollFirst()
+		if !first.appendsClosed {
+			a.noteFillLocked(dq, len(first.buf))
+		}
 		first.appendsClosed = true
 		first.drainedAt = now
 		size += first.EncodedSize()

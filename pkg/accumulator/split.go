@@ -62,9 +62,10 @@ func (a *Accumulator) splitRecords(b *Batch) ([]*Batch, bool) {
 		return nil, false
 	}
 	var parts []*Batch
+	positions := b.records.reader()
 	for done := 0; done < b.count; done += per {
 		n := min(per, b.count-done)
-		p, rest, ok := a.splitPart(b, records, done, n)
+		p, rest, ok := a.splitPart(b, records, &positions, done, n)
 		if !ok {
 			for _, p := range parts {
 				a.pool.release(p.buf)
@@ -78,9 +79,9 @@ func (a *Accumulator) splitRecords(b *Batch) ([]*Batch, bool) {
 }
 
 // splitPart builds one batch from the n records at the front of records,
-// which are b's records from index from on. It returns the records after
-// them.
-func (a *Accumulator) splitPart(b *Batch, records []byte, from, n int) (*Batch, []byte, bool) {
+// which are b's records from index from on (positions reads theirs). It
+// returns the records after them.
+func (a *Accumulator) splitPart(b *Batch, records []byte, positions *positionReader, from, n int) (*Batch, []byte, bool) {
 	var rec recordView
 	size := headerRoom
 	var baseTs int64
@@ -98,7 +99,7 @@ func (a *Accumulator) splitPart(b *Batch, records []byte, from, n int) (*Batch, 
 	}
 	buf := a.pool.forceAllocate(a.pool.sizeFor(size))[:headerRoom]
 	p := &Batch{acc: a, tp: b.tp, createdAt: b.createdAt, id: b.id, buf: buf,
-		records: make([]recordMeta, 0, n), baseTimestamp: baseTs, maxTimestamp: baseTs,
+		baseTimestamp: baseTs, maxTimestamp: baseTs,
 		appendsClosed: true, lastAttemptAt: b.createdAt, producerID: protocol.NoProducerID, producerEpoch: -1, baseSequence: -1}
 	if b.baseSequence >= 0 {
 		p.producerID, p.producerEpoch = b.producerID, b.producerEpoch
@@ -108,10 +109,9 @@ func (a *Accumulator) splitPart(b *Batch, records []byte, from, n int) (*Batch, 
 		records, _ = nextRecord(records, &rec) // parsed above
 		ts := b.baseTimestamp + rec.timestampDelta
 		p.buf = appendRewritten(p.buf, &rec, int32(i), ts-baseTs)
-		m := b.records[from+i]
-		m.timestampDelta = int32(ts - baseTs)
-		p.wideTimestamps = p.wideTimestamps || ts-baseTs != int64(m.timestampDelta)
-		p.records = append(p.records, m)
+		delta := int32(ts - baseTs)
+		p.wideTimestamps = p.wideTimestamps || ts-baseTs != int64(delta)
+		p.records.add(positions.next().Position, delta)
 		p.count++
 		p.maxTimestamp = max(p.maxTimestamp, ts)
 	}
