@@ -255,8 +255,8 @@ func (p *bufferPool) release(buf []byte) {
 		return
 	}
 	p.mu.Lock()
-	if p.chunks.put(buf) {
-		p.inUse -= int64(size)
+	if n, ok := p.chunks.put(buf); ok {
+		p.inUse -= int64(n)
 	} else {
 		p.direct -= int64(size)
 	}

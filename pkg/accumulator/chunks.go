@@ -19,14 +19,17 @@ type chunkSet struct {
 	// times chunk size plus the offset in the chunk), ascending, so the
 	// lowest block is reused first.
 	free [][]int
-	out  map[*byte]int // handed-out blocks: global offset by first byte
+	out  map[*byte]block // handed-out blocks by their first byte
 }
+
+// block is a handed-out block: its global offset and order.
+type block struct{ off, order int }
 
 // newChunkSet returns a set whose chunks are the largest power-of-two
 // multiple of minClass that is at most maxChunk (no blocks when minClass
 // is larger).
 func newChunkSet(minClass, maxChunk int) chunkSet {
-	s := chunkSet{minClass: minClass, out: make(map[*byte]int)}
+	s := chunkSet{minClass: minClass, out: make(map[*byte]block)}
 	for c := minClass; c <= maxChunk; c <<= 1 {
 		s.chunk = c
 		s.orders++
@@ -66,7 +69,7 @@ func (s *chunkSet) take(order int) ([]byte, bool) {
 	size := s.minClass << order
 	c, o := off/s.chunk, off%s.chunk
 	buf := s.chunks[c][o : o : o+size]
-	s.out[&buf[:1][0]] = off
+	s.out[&buf[:1][0]] = block{off, order}
 	return buf, true
 }
 
@@ -82,19 +85,21 @@ func (s *chunkSet) addChunk() {
 	s.insertFree(s.orders-1, i*s.chunk)
 }
 
-// put takes back a block handed out by take, merging it with its free
-// buddies; false when buf is not such a block.
-func (s *chunkSet) put(buf []byte) bool {
+// put takes back a block handed out by take (buf starts where the block
+// does), merging it with its free buddies, and returns the block's size;
+// false when buf is not such a block.
+func (s *chunkSet) put(buf []byte) (int, bool) {
 	if cap(buf) == 0 {
-		return false
+		return 0, false
 	}
 	first := &buf[:1][0]
-	off, ok := s.out[first]
+	b, ok := s.out[first]
 	if !ok {
-		return false
+		return 0, false
 	}
 	delete(s.out, first)
-	k := s.orderOf(cap(buf))
+	off, k := b.off, b.order
+	size := s.minClass << k
 	for ; k < s.orders-1; k++ {
 		buddy := off ^ (s.minClass << k)
 		i, found := slices.BinarySearch(s.free[k], buddy)
@@ -105,7 +110,7 @@ func (s *chunkSet) put(buf []byte) bool {
 		off = min(off, buddy)
 	}
 	s.insertFree(k, off)
-	return true
+	return size, true
 }
 
 // dropFreeChunk lets go of one wholly free chunk (the highest), for room
