@@ -10,15 +10,13 @@ import (
 // size (or at the batch size when smaller) and double as they fill.
 const minBufferClass = 16 << 10
 
-// maxClasses bounds the number of size classes: minClass<<maxClasses is
-// far beyond any memory budget.
-const maxClasses = 48
-
 // bufferPool is the memory budget for batch buffers (Kafka's BufferPool).
-// Every buffer handed out is charged at its capacity; released buffers of
-// a class size are kept for reuse and still count against the budget, and
-// they are dropped (left to the garbage collector) when a reservation
-// needs their room. Reservations are served in FIFO order.
+// Every buffer handed out is charged at its capacity. Buffers of a class
+// size up to the full batch size are blocks of chunks (see chunkSet): the
+// chunks stay allocated, within the budget, and released blocks are
+// handed out again, of whatever class; a chunk is dropped only to make
+// room for a buffer of another size. Reservations are served in FIFO
+// order.
 type bufferPool struct {
 	total    int64  // immutable: the budget in bytes
 	minClass int    // immutable: the smallest class, a power of two
@@ -28,12 +26,12 @@ type bufferPool struct {
 	// out; zero without a codec. Immutable after setup.
 	reserve int64
 
-	mu        sync.Mutex
-	available int64                // guarded by mu: bytes neither handed out nor cached; negative after an overdraft
-	cached    int64                // guarded by mu: bytes held in free
-	free      [maxClasses][][]byte // guarded by mu: released buffers per class, len 0
-	waiters   []*poolWaiter        // guarded by mu: blocked allocations, oldest first
-	closed    bool                 // guarded by mu
+	mu      sync.Mutex
+	chunks  chunkSet      // guarded by mu
+	inUse   int64         // guarded by mu: bytes of blocks handed out
+	direct  int64         // guarded by mu: bytes of other buffers handed out; beyond the chunks' room after an overdraft
+	waiters []*poolWaiter // guarded by mu: blocked allocations, oldest first
+	closed  bool          // guarded by mu
 }
 
 // poolWaiter is one blocked allocation.
@@ -53,23 +51,19 @@ func newBufferPool(total int64, firstClass int, onWait func()) *bufferPool {
 	for c < firstClass && c < minBufferClass {
 		c <<= 1
 	}
-	return &bufferPool{total: total, minClass: c, onWait: onWait, available: total}
+	p := &bufferPool{total: total, minClass: c, onWait: onWait}
+	full := c
+	for full < firstClass {
+		full <<= 1
+	}
+	p.chunks = newChunkSet(c, int(min(int64(full), total)))
+	return p
 }
 
-// classOf returns the class index of a buffer capacity, or -1 when the
-// capacity is not a class size.
-func (p *bufferPool) classOf(size int) int {
-	c := p.minClass
-	for k := 0; k < maxClasses; k++ {
-		if c == size {
-			return k
-		}
-		if c > size {
-			return -1
-		}
-		c <<= 1
-	}
-	return -1
+// heldLocked is the memory the pool holds: its chunks and the other
+// buffers out.
+func (p *bufferPool) heldLocked() int64 {
+	return int64(p.chunks.live)*int64(p.chunks.chunk) + p.direct
 }
 
 // sizeFor is the capacity to allocate for n bytes: the smallest class that
@@ -99,40 +93,37 @@ func (p *bufferPool) growSize(cur, need int) int {
 // the reserve is left (or nothing is out, so nothing would come back). See
 // takeLocked.
 func (p *bufferPool) allocateLocked(size int) ([]byte, bool) {
-	unused := p.available + p.cached
+	unused := p.total - p.inUse - p.direct
 	if p.reserve > 0 && unused-int64(size) < p.reserve && unused < p.total {
 		return nil, false
 	}
 	return p.takeLocked(size)
 }
 
-// takeLocked charges size bytes. It returns a cached buffer of exactly that
-// size when there is one (nil otherwise: the caller allocates outside the
-// lock), and false when the budget cannot cover it even after dropping
-// cached buffers.
+// takeLocked charges size bytes. It returns a block when size is a block
+// size and a free block or room for another chunk is left; otherwise nil
+// (the caller allocates outside the lock) when the budget has room for a
+// buffer of its own, after dropping wholly free chunks if needed; and
+// false when it has not.
 func (p *bufferPool) takeLocked(size int) ([]byte, bool) {
-	if k := p.classOf(size); k >= 0 && len(p.free[k]) > 0 {
-		n := len(p.free[k]) - 1
-		buf := p.free[k][n]
-		p.free[k][n] = nil
-		p.free[k] = p.free[k][:n]
-		p.cached -= int64(size)
-		return buf, true
-	}
-	for k := maxClasses - 1; k >= 0 && p.available < int64(size) && p.cached > 0; k-- {
-		for len(p.free[k]) > 0 && p.available < int64(size) {
-			n := len(p.free[k]) - 1
-			c := int64(cap(p.free[k][n]))
-			p.free[k][n] = nil
-			p.free[k] = p.free[k][:n]
-			p.cached -= c
-			p.available += c
+	s := &p.chunks
+	if k := s.orderOf(size); k >= 0 {
+		buf, ok := s.take(k)
+		if !ok && p.heldLocked()+int64(s.chunk) <= p.total {
+			s.addChunk()
+			buf, ok = s.take(k)
+		}
+		if ok {
+			p.inUse += int64(size)
+			return buf, true
 		}
 	}
-	if p.available < int64(size) {
+	for p.heldLocked()+int64(size) > p.total && s.dropFreeChunk() {
+	}
+	if p.heldLocked()+int64(size) > p.total {
 		return nil, false
 	}
-	p.available -= int64(size)
+	p.direct += int64(size)
 	return nil, true
 }
 
@@ -239,7 +230,7 @@ func (p *bufferPool) forceAllocate(size int) []byte {
 	p.mu.Lock()
 	buf, ok := p.takeLocked(size)
 	if !ok {
-		p.available -= int64(size)
+		p.direct += int64(size)
 	}
 	p.mu.Unlock()
 	return materialize(buf, size)
@@ -249,27 +240,25 @@ func (p *bufferPool) forceAllocate(size int) []byte {
 // encoder grew); they are returned by releasing that buffer.
 func (p *bufferPool) charge(n int) {
 	p.mu.Lock()
-	p.available -= int64(n)
+	p.direct += int64(n)
 	p.mu.Unlock()
 }
 
-// release returns a buffer's capacity to the budget, keeping the buffer for
-// reuse when its capacity is a class size and the budget is not overdrawn
-// (a buffer released while it is, is left to the garbage collector: the
-// buffers out and cached never exceed the budget for longer than an
-// overdraft lasts). A closed pool still caches: the batches left to send
-// after Close reuse the buffers for their compressed copies.
+// release returns a buffer's capacity to the budget: a block goes back to
+// its chunk, any other buffer is left to the garbage collector (so the
+// memory held never exceeds the budget for longer than an overdraft
+// lasts). A closed pool still takes blocks back: the batches left to send
+// after Close reuse them for their compressed copies.
 func (p *bufferPool) release(buf []byte) {
 	size := cap(buf)
 	if size == 0 {
 		return
 	}
 	p.mu.Lock()
-	if k := p.classOf(size); k >= 0 && p.available >= 0 {
-		p.free[k] = append(p.free[k], buf[:0])
-		p.cached += int64(size)
+	if n, ok := p.chunks.put(buf); ok {
+		p.inUse -= int64(n)
 	} else {
-		p.available += int64(size)
+		p.direct -= int64(size)
 	}
 	p.grantLocked()
 	p.mu.Unlock()
@@ -296,9 +285,9 @@ func (p *bufferPool) queued() int {
 	return len(p.waiters)
 }
 
-// unused is the budget not handed out: available plus cached bytes.
+// unused is the budget not handed out (negative during an overdraft).
 func (p *bufferPool) unused() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.available + p.cached
+	return p.total - p.inUse - p.direct
 }

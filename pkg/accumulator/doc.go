@@ -21,10 +21,13 @@
 //     deque lock, waits in the pool's FIFO queue, and tries again with the
 //     buffer it obtained (Kafka's allocate-outside-the-lock).
 //   - Buffer memory: every batch buffer is charged to the budget at its
-//     capacity, from the moment it is allocated until Deallocate. Released
-//     buffers of a class size (powers of two from min(16 KiB, batch size))
-//     are kept for reuse and still count; they are dropped when a
-//     reservation needs their room. A new batch starts at the size class
+//     capacity, from the moment it is allocated until Deallocate. Buffers
+//     of a class size (powers of two from min(16 KiB, batch size) up to
+//     the full batch size) are blocks carved out of chunks of the full
+//     size (a buddy allocator): chunks are allocated within the budget and
+//     kept, released blocks merge and serve any class again, so a changing
+//     mix of sizes makes no garbage; a wholly free chunk is dropped only
+//     for room for a buffer of another size. A new batch starts at the size class
 //     of what its partition's last batch held when it closed for appends
 //     (the smallest class at first; a full-size buffer after a full
 //     batch), and doubles up to the batch size. Only the sender's compression and

@@ -11,23 +11,28 @@ import (
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
-// TestBufferPoolReleaseRepaysOverdraft checks that a buffer released while
-// the budget is overdrawn repays the overdraft instead of being cached, so
-// buffers out and cached never stay above the budget.
+// TestBufferPoolReleaseRepaysOverdraft checks that a forced allocation
+// beyond the budget is a buffer of its own, dropped on release, so the
+// memory the pool holds is back within the budget once it is released;
+// and that a closed pool still reuses its blocks.
 func TestBufferPoolReleaseRepaysOverdraft(t *testing.T) {
 	p := newBufferPool(32<<10, 16<<10, nil)
-	a, ok := p.tryAllocate(32 << 10)
+	a, ok := p.tryAllocate(16 << 10)
+	require.True(t, ok)
+	b, ok := p.tryAllocate(16 << 10)
 	require.True(t, ok)
 	extra := p.forceAllocate(16 << 10)
+	assert.Equal(t, int64(48<<10), p.heldLocked(), "overdrawn by the forced buffer")
 	p.release(a)
-	assert.Equal(t, int64(0), p.cached, "released while overdrawn: not cached")
-	assert.Equal(t, int64(16<<10), p.unused())
 	p.release(extra)
-	assert.Equal(t, int64(16<<10), p.cached, "within the budget again: cached")
-	assert.Equal(t, int64(32<<10), p.unused())
+	assert.Equal(t, int64(32<<10), p.heldLocked(), "the forced buffer is dropped, the block kept")
+	assert.Equal(t, int64(16<<10), p.unused())
 	p.close()
-	b := p.forceAllocate(16 << 10)
-	assert.Equal(t, &extra[:1][0], &b[:1][0], "a closed pool still reuses its cache")
+	c := p.forceAllocate(16 << 10)
+	assert.Equal(t, &a[:1][0], &c[:1][0], "a closed pool still reuses its blocks")
+	p.release(b)
+	p.release(c)
+	assert.Equal(t, int64(32<<10), p.unused())
 }
 
 // TestCompressionStaysWithinBudget checks that with a codec appenders leave
