@@ -91,14 +91,7 @@ func appendDryText(b []byte, rep *dryReport) []byte {
 // values are JSON strings of their raw bytes (as appendJSONString writes
 // them) or null; value_size is null for a null value.
 func appendDryJSON(b []byte, rep *dryReport) []byte {
-	b = append(b, `{"source":`...)
-	b = appendJSONString(b, rep.Source)
-	b = append(b, `,"record":`...)
-	b = strconv.AppendInt(b, rep.Number, 10)
-	b = append(b, `,"topic":`...)
-	b = appendJSONString(b, rep.Topic)
-	b = append(b, `,"partition":`...)
-	b = strconv.AppendInt(b, int64(rep.Partition), 10)
+	b = appendJSONRecordStart(b, rep.Source, rep.Number, rep.Topic, rep.Partition)
 	b = append(b, `,"key":`...)
 	b = appendJSONBytes(b, rep.Key)
 	b = append(b, `,"value_size":`...)

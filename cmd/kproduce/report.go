@@ -227,17 +227,23 @@ func appendTextError(b []byte, rep *report) []byte {
 	return append(b, '\n')
 }
 
+// appendJSONRecordStart opens the JSON object of a record's report:
+// {"source":..,"record":..,"topic":..,"partition":..
+func appendJSONRecordStart(b []byte, source string, number int64, topic string, partition int32) []byte {
+	b = append(b, `{"source":`...)
+	b = appendJSONString(b, source)
+	b = append(b, `,"record":`...)
+	b = strconv.AppendInt(b, number, 10)
+	b = append(b, `,"topic":`...)
+	b = appendJSONString(b, topic)
+	b = append(b, `,"partition":`...)
+	return strconv.AppendInt(b, int64(partition), 10)
+}
+
 // appendJSONReport appends one JSON object and a newline:
 // {"source":..,"record":..,"topic":..,"partition":..,"offset":..,"timestamp":..[,"error":..]}.
 func appendJSONReport(b []byte, rep *report) []byte {
-	b = append(b, `{"source":`...)
-	b = appendJSONString(b, rep.Source)
-	b = append(b, `,"record":`...)
-	b = strconv.AppendInt(b, rep.Number, 10)
-	b = append(b, `,"topic":`...)
-	b = appendJSONString(b, rep.Topic)
-	b = append(b, `,"partition":`...)
-	b = strconv.AppendInt(b, int64(rep.Partition), 10)
+	b = appendJSONRecordStart(b, rep.Source, rep.Number, rep.Topic, rep.Partition)
 	b = append(b, `,"offset":`...)
 	b = strconv.AppendInt(b, rep.Offset, 10)
 	b = append(b, `,"timestamp":`...)
