@@ -40,11 +40,14 @@ type jsonCheck struct {
 	} `json:"summary"`
 }
 
-func decodeCheck(t *testing.T, out string) jsonCheck {
+func decodeCheck(t *testing.T, out string) jsonCheck { return decodeJSONOutput[jsonCheck](t, out) }
+
+// decodeJSONOutput decodes a subcommand's JSON output.
+func decodeJSONOutput[T any](t *testing.T, out string) T {
 	t.Helper()
-	var c jsonCheck
-	require.NoError(t, json.Unmarshal([]byte(out), &c), out)
-	return c
+	var v T
+	require.NoError(t, json.Unmarshal([]byte(out), &v), out)
+	return v
 }
 
 // canaries reads back n records of topic and checks each is a canary of

@@ -84,10 +84,7 @@ type jsonMetadata struct {
 }
 
 func decodeMetadata(t *testing.T, out string) jsonMetadata {
-	t.Helper()
-	var md jsonMetadata
-	require.NoError(t, json.Unmarshal([]byte(out), &md), out)
-	return md
+	return decodeJSONOutput[jsonMetadata](t, out)
 }
 
 // requireKeys checks that obj has at least the keys want (extra keys are
