@@ -16,30 +16,7 @@ type dryReport struct {
 // reportDry prints one dry-run outcome: a routed record on stdout (text,
 // json or the template), a failure like a real run's (stderr, or stdout in
 // json mode).
-func (r *reporter) reportDry(rep *dryReport) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if rep.Err == nil {
-		r.delivered++
-	} else {
-		r.failed++
-	}
-	switch {
-	case r.format == outputJSON:
-		r.line = appendDryJSON(r.line[:0], rep)
-		r.writeOut(r.line)
-	case rep.Err != nil:
-		r.line = appendTextError(r.line[:0], &rep.report)
-		r.writeErrOut(r.line)
-	case r.format == outputText:
-		r.line = appendDryText(r.line[:0], rep)
-		r.writeOut(r.line)
-	case r.format == outputNone:
-	default:
-		r.line = appendTemplate(r.line[:0], r.tmpl, &rep.report)
-		r.writeOut(r.line)
-	}
-}
+func (r *reporter) reportDry(rep *dryReport) { r.print(&rep.report, rep) }
 
 // dryRunSummary prints "dry run: N routed, M failed, nothing sent" on
 // stderr, whatever the outcome, and flushes stderr.

@@ -91,7 +91,13 @@ func (r *reporter) SetVerbose(v bool) {
 func (r *reporter) NeedsRecordBytes() bool { return templateUsesRecordBytes(r.tmpl) }
 
 // Report prints the outcome of one record.
-func (r *reporter) Report(rep *report) {
+func (r *reporter) Report(rep *report) { r.print(rep, nil) }
+
+// print prints one outcome: a success on stdout in the output format, a
+// failure on stderr in the text error format (on stdout in json mode).
+// dry, when not nil, is the dry run's record whose forms replace the
+// delivery report's.
+func (r *reporter) print(rep *report, dry *dryReport) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if rep.Err == nil {
@@ -100,12 +106,18 @@ func (r *reporter) Report(rep *report) {
 		r.failed++
 	}
 	switch {
+	case r.format == outputJSON && dry != nil:
+		r.line = appendDryJSON(r.line[:0], dry)
+		r.writeOut(r.line)
 	case r.format == outputJSON:
 		r.line = appendJSONReport(r.line[:0], rep)
 		r.writeOut(r.line)
 	case rep.Err != nil:
 		r.line = appendTextError(r.line[:0], rep)
 		r.writeErrOut(r.line)
+	case r.format == outputText && dry != nil:
+		r.line = appendDryText(r.line[:0], dry)
+		r.writeOut(r.line)
 	case r.format == outputText:
 		r.line = appendTextReport(r.line[:0], rep)
 		r.writeOut(r.line)
