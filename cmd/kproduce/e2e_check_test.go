@@ -30,6 +30,7 @@ type jsonCheck struct {
 		Offset    *int64   `json:"offset"`
 		LatencyMs *float64 `json:"latency_ms"`
 		Error     *string  `json:"error"`
+		Detail    string   `json:"detail"`
 	} `json:"partitions"`
 	Summary struct {
 		OK        int `json:"ok"`
@@ -184,6 +185,8 @@ func TestE2ECheckLeaderNotReachable(t *testing.T) {
 		assert.False(t, p.OK)
 		require.NotNil(t, p.Error)
 		assert.Equal(t, "not reachable", *p.Error, "partition %d", p.Partition)
+		assert.Contains(t, p.Detail, "could not be reached: ", "the detail says why")
+		assert.Contains(t, p.Detail, "connection refused", "the detail says why")
 	}
 	assert.Equal(t, failed, got.Summary.Failed)
 	assert.Positive(t, failed)

@@ -268,6 +268,10 @@ func (s *Sender) leaderReason(tp accumulator.TopicPartition) error {
 	}
 	if st := s.client.ConnectionState(leader); st != network.Ready {
 		err := fmt.Errorf("the leader of %s/%d, %s, %w (connection %s)", tp.Topic, tp.Partition, name, ErrLeaderUnreachable, st)
+		if cause := s.client.LastConnectionError(leader); cause != nil {
+			// The cause names the broker and says why it was lost.
+			err = fmt.Errorf("the leader of %s/%d %w: %w", tp.Topic, tp.Partition, ErrLeaderUnreachable, cause)
+		}
 		if last := s.md.LastError(); last != nil {
 			err = fmt.Errorf("%w; last metadata error: %w", err, last)
 		}
