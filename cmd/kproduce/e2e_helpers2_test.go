@@ -6,14 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +19,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kproduce/kproduce/pkg/network/networktest"
 )
 
 // produceTo runs kproduce against cluster c with stdin and args, adding -b.
@@ -157,18 +156,8 @@ func jsonKeys(t testing.TB, line string) []string {
 }
 
 // closedAddr returns a loopback address that refuses connections for the
-// rest of the test: a TCP socket bound to it that never listens, so no
-// other listener (another test's cluster) can take the port meanwhile.
-func closedAddr(t testing.TB) string {
-	t.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = syscall.Close(fd) })
-	require.NoError(t, syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}))
-	sa, err := syscall.Getsockname(fd)
-	require.NoError(t, err)
-	return net.JoinHostPort("127.0.0.1", strconv.Itoa(sa.(*syscall.SockaddrInet4).Port))
-}
+// rest of the test (networktest.ClosedAddr).
+func closedAddr(t testing.TB) string { return networktest.ClosedAddr(t) }
 
 // produceRequests records every ProduceRequest the cluster receives,
 // letting the cluster answer it as usual.

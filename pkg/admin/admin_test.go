@@ -15,6 +15,7 @@ import (
 
 	"github.com/kproduce/kproduce/pkg/admin"
 	"github.com/kproduce/kproduce/pkg/network"
+	"github.com/kproduce/kproduce/pkg/network/networktest"
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
@@ -180,18 +181,8 @@ func TestBrokerVersions(t *testing.T) {
 	}
 }
 
-// closedPort returns an address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
-}
-
 func TestUnreachableClusterBoundedByContext(t *testing.T) {
-	addr := closedPort(t)
+	addr := networktest.ClosedAddr(t)
 	c := newClient(t, admin.Config{Bootstrap: []string{addr}})
 	for _, tt := range []struct {
 		name string
@@ -220,7 +211,7 @@ func TestUnreachableClusterBoundedByContext(t *testing.T) {
 }
 
 func TestCanceledContext(t *testing.T) {
-	c := newClient(t, admin.Config{Bootstrap: []string{closedPort(t)}})
+	c := newClient(t, admin.Config{Bootstrap: []string{networktest.ClosedAddr(t)}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { _, err := c.Metadata(ctx, nil); done <- err }()

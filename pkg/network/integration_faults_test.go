@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kproduce/kproduce/pkg/network"
+	"github.com/kproduce/kproduce/pkg/network/networktest"
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
@@ -86,17 +87,8 @@ func (s *countingSelector) Connect(conn network.ConnID, node network.Node, timeo
 	s.Selector.Connect(conn, node, timeout)
 }
 
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
-}
-
 func TestIntegrationNothingListens(t *testing.T) {
-	addr := closedPort(t)
+	addr := networktest.ClosedAddr(t)
 	bootstrap, err := network.BootstrapNodes([]string{addr})
 	require.NoError(t, err)
 	md := network.NewMetadata(network.MetadataConfig{RefreshBackoff: 10 * time.Millisecond, RefreshBackoffMax: 80 * time.Millisecond,
