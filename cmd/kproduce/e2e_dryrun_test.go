@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net"
 	"regexp"
@@ -37,20 +36,8 @@ type dryJSON struct {
 // parseDryJSON decodes every line of out, checking the keys and their order.
 func parseDryJSON(t testing.TB, out string) []dryJSON {
 	t.Helper()
-	var reps []dryJSON
-	for _, l := range lines(out) {
-		var rep dryJSON
-		dec := json.NewDecoder(strings.NewReader(l))
-		dec.DisallowUnknownFields()
-		require.NoError(t, dec.Decode(&rep), "line %q", l)
-		want := []string{"source", "record", "topic", "partition", "key", "value_size", "headers", "timestamp"}
-		if rep.Error != nil {
-			want = append(want, "error")
-		}
-		require.Equal(t, want, jsonKeys(t, l), "keys of %q", l)
-		reps = append(reps, rep)
-	}
-	return reps
+	return parseJSONLines(t, out, []string{"source", "record", "topic", "partition", "key", "value_size", "headers", "timestamp"},
+		func(r *dryJSON) bool { return r.Error != nil })
 }
 
 // countingListener accepts connections on loopback and counts them.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -121,17 +122,26 @@ type jsonReport struct {
 // plus "error" last for a failure.
 func parseJSONReports(t testing.TB, out string) []jsonReport {
 	t.Helper()
-	var reps []jsonReport
+	return parseJSONLines(t, out, []string{"source", "record", "topic", "partition", "offset", "timestamp"},
+		func(r *jsonReport) bool { return r.Error != nil })
+}
+
+// parseJSONLines decodes every line of out as a T with no unknown field,
+// checking that its keys are exactly keys, in order, plus "error" last
+// when failed says the line is a failure.
+func parseJSONLines[T any](t testing.TB, out string, keys []string, failed func(*T) bool) []T {
+	t.Helper()
+	var reps []T
 	for _, l := range lines(out) {
-		var rep jsonReport
+		var rep T
 		dec := json.NewDecoder(strings.NewReader(l))
 		dec.DisallowUnknownFields()
-		require.NoError(t, dec.Decode(&rep), "report %q", l)
-		want := []string{"source", "record", "topic", "partition", "offset", "timestamp"}
-		if rep.Error != nil {
+		require.NoError(t, dec.Decode(&rep), "line %q", l)
+		want := slices.Clone(keys)
+		if failed(&rep) {
 			want = append(want, "error")
 		}
-		require.Equal(t, want, jsonKeys(t, l), "keys of report %q", l)
+		require.Equal(t, want, jsonKeys(t, l), "keys of %q", l)
 		reps = append(reps, rep)
 	}
 	return reps
