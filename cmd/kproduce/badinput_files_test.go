@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 )
 
 // nobody is the user and group id of the unprivileged "nobody" user.
@@ -52,7 +54,7 @@ func TestBadInputUnreadableFile(t *testing.T) {
 				}
 			}, "-b", brokersFlag(c), "-t", "t", first, unreadable, last)
 			code, _ := proc.wait(t, time.Minute)
-			assert.Equal(t, exitUsage, code, proc.stderr.String())
+			assert.Equal(t, cmdutil.ExitUsage, code, proc.stderr.String())
 			assert.Empty(t, proc.stdout.String())
 			assert.Regexp(t, `^error: input: open `+regexp.QuoteMeta(unreadable)+`: permission denied\n`, proc.stderr.String())
 		})
@@ -89,7 +91,7 @@ func TestBadInputUnopenableFiles(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			res := produceTo(t, c, nil, "-t", "t", good, tc.path)
-			assert.Equal(t, exitUsage, res.Code, res.Stderr)
+			assert.Equal(t, cmdutil.ExitUsage, res.Code, res.Stderr)
 			assert.Empty(t, res.Stdout)
 			assert.Contains(t, res.Stderr, tc.path+": "+tc.cause)
 		})

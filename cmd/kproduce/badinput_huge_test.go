@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 )
 
 // hugeRecord generates head, then left filler bytes, then tail, without
@@ -82,7 +84,7 @@ func TestBadInputHugeRecord(t *testing.T) {
 			code, elapsed := proc.wait(t, 2*time.Minute)
 			rss := peakRSS()
 			t.Logf("%s: exit %d after %v, peak RSS %d MiB", tc.format, code, elapsed.Round(time.Millisecond), rss>>20)
-			require.Equal(t, exitFailed, code, proc.stderr.String())
+			require.Equal(t, cmdutil.ExitFailed, code, proc.stderr.String())
 			assert.Less(t, rss, int64(maxPeakRSS), "peak resident memory")
 			want := len(tc.before) + len(tc.after)
 			assert.Len(t, lines(proc.stdout.String()), want)

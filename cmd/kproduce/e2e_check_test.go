@@ -16,6 +16,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kproduce/kproduce/internal/cli/checkcmd"
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 )
 
 // jsonCheck is kproduce check -o json, decoded.
@@ -58,7 +61,7 @@ func canaries(t *testing.T, c *kfake.Cluster, topic, runID string, n int) map[in
 	by := map[int32][]*kgo.Record{}
 	for _, r := range consumeAll(t, c, topic, n) {
 		require.Len(t, r.Headers, 1)
-		assert.Equal(t, canaryHeader, r.Headers[0].Key)
+		assert.Equal(t, checkcmd.CanaryHeader, r.Headers[0].Key)
 		assert.Equal(t, runID, string(r.Headers[0].Value))
 		assert.True(t, strings.HasPrefix(string(r.Value), "kproduce check "), string(r.Value))
 		by[r.Partition] = append(by[r.Partition], r)
@@ -71,7 +74,7 @@ var runIDPattern = regexp.MustCompile(`header kproduce-canary: (\S+)\)`)
 func TestE2ECheckOK(t *testing.T) {
 	c := adminCluster(t)
 	res := runKproduce(t, nil, "check", "-b", brokersFlag(c), "-t", "t", "--count", "3")
-	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	assert.Empty(t, res.Stderr)
 	m := runIDPattern.FindStringSubmatch(res.Stdout)
 	require.NotNil(t, m, res.Stdout)
@@ -89,7 +92,7 @@ func TestE2ECheckOK(t *testing.T) {
 func TestE2ECheckJSON(t *testing.T) {
 	c := adminCluster(t)
 	res := runKproduce(t, nil, "check", "-b", brokersFlag(c), "-t", "u", "--count", "2", "-o", "json")
-	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	got := decodeCheck(t, res.Stdout)
 	assert.Equal(t, "u", got.Topic)
 	assert.True(t, got.OK)
@@ -132,7 +135,7 @@ func TestE2ECheckFailingPartition(t *testing.T) {
 	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "t", Partitions: []int32{2},
 		Err: kerr.LeaderNotAvailable, Count: -1})
 	res := runKproduce(t, nil, "check", "-b", brokersFlag(c), "-t", "t", "--timeout", "1s", "-o", "json")
-	assert.Equal(t, exitFailed, res.Code)
+	assert.Equal(t, cmdutil.ExitFailed, res.Code)
 	got := decodeCheck(t, res.Stdout)
 	assert.False(t, got.OK)
 	assert.Equal(t, 5, got.Summary.OK)
@@ -152,7 +155,7 @@ func TestE2ECheckFailingPartition(t *testing.T) {
 	assert.NotContains(t, by, int32(2))
 
 	text := runKproduce(t, nil, "check", "-b", brokersFlag(c), "-t", "t", "--timeout", "1s")
-	assert.Equal(t, exitFailed, text.Code)
+	assert.Equal(t, cmdutil.ExitFailed, text.Code)
 	assert.Regexp(t, `(?m)^  2 +\d +- +- +FAILED: LEADER_NOT_AVAILABLE$`, text.Stdout)
 	assert.Contains(t, text.Stdout, "partitions: 5 ok, 1 failed")
 	assert.Regexp(t, `(?m)^error: t/2 \(leader \d\): LEADER_NOT_AVAILABLE: `, text.Stderr)
@@ -172,7 +175,7 @@ func TestE2ECheckLeaderNotReachable(t *testing.T) {
 	fl.closeConns()
 
 	res := runKproduce(t, nil, "check", "-b", strings.Join(fc.ListenAddrs(), ","), "-t", fc.topic, "--timeout", "1500ms", "-o", "json")
-	assert.Equal(t, exitFailed, res.Code, res.Stderr)
+	assert.Equal(t, cmdutil.ExitFailed, res.Code, res.Stderr)
 	got := decodeCheck(t, res.Stdout)
 	require.Len(t, got.Partitions, faultPartitions)
 	failed := 0
@@ -195,13 +198,13 @@ func TestE2ECheckLeaderNotReachable(t *testing.T) {
 func TestE2ECheckCreate(t *testing.T) {
 	c := adminCluster(t)
 	res := runKproduce(t, nil, "check", "-b", brokersFlag(c), "-t", "fresh")
-	assert.Equal(t, exitFailed, res.Code)
+	assert.Equal(t, cmdutil.ExitFailed, res.Code)
 	assert.Contains(t, res.Stderr, "topic fresh does not exist")
 	assert.Contains(t, res.Stderr, "--create")
 	assert.NotZero(t, kgoMetadata(t, c, "fresh").Topics[0].ErrorCode, "not created")
 
 	res = runKproduce(t, nil, "check", "-b", brokersFlag(c), "-t", "fresh", "--create", "--partitions", "4", "--replication-factor", "1")
-	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	assert.Contains(t, res.Stdout, "topic fresh (created): 4 partitions, 1 canary each")
 	md := kgoMetadata(t, c, "fresh")
 	require.Zero(t, md.Topics[0].ErrorCode)
@@ -212,7 +215,7 @@ func TestE2ECheckCreate(t *testing.T) {
 
 	// It exists now: --create is a no-op.
 	res = runKproduce(t, nil, "check", "-b", brokersFlag(c), "-t", "fresh", "--create", "--partitions", "2")
-	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	assert.Contains(t, res.Stdout, "topic fresh: 4 partitions")
 }
 
@@ -221,7 +224,7 @@ func TestE2ECheckUnreachable(t *testing.T) {
 	start := time.Now()
 	res := runKproduce(t, nil, "check", "-b", addr, "-t", "t", "--timeout", "500ms")
 	took := time.Since(start)
-	assert.Equal(t, exitFailed, res.Code)
+	assert.Equal(t, cmdutil.ExitFailed, res.Code)
 	assert.Contains(t, res.Stderr, "unreachable")
 	assert.Contains(t, res.Stderr, addr)
 	assert.Less(t, took, 10*time.Second, "bounded by --timeout")
@@ -237,7 +240,7 @@ func TestE2ECheckUsage(t *testing.T) {
 		{"check", "-t", "t", "--sasl-mechanism", "GSSAPI"},
 	} {
 		res := runKproduce(t, nil, args...)
-		assert.Equal(t, exitUsage, res.Code, "%v: %s", args, res.Stderr)
+		assert.Equal(t, cmdutil.ExitUsage, res.Code, "%v: %s", args, res.Stderr)
 		assert.Contains(t, res.Stderr, "error: ", args)
 		assert.Contains(t, res.Stderr, "Run 'kproduce check --help' for usage.", args)
 	}
@@ -249,18 +252,18 @@ func TestE2ECheckUsage(t *testing.T) {
 // TestE2ECheckSecurity runs check and metadata over TLS with SCRAM.
 func TestE2ECheckSecurity(t *testing.T) {
 	certs := newTestCerts(t)
-	c := adminCluster(t, kfake.TLS(certs.serverTLS(false)), kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", saslUser, saslPass))
+	c := adminCluster(t, kfake.TLS(certs.ServerTLS(false)), kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", saslUser, saslPass))
 	t.Setenv("KPRODUCE_SASL_PASSWORD", saslPass)
 	sec := []string{"-b", brokersFlag(c), "--tls-ca", certs.CA, "--sasl-mechanism", "SCRAM-SHA-256", "--sasl-username", saslUser}
 	res := runKproduce(t, nil, append([]string{"check", "-t", "t", "--count", "2"}, sec...)...)
-	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	m := runIDPattern.FindStringSubmatch(res.Stdout)
 	require.NotNil(t, m)
-	values := consumeSecure(t, c, "t", 12, kgo.DialTLSConfig(certs.clientTLS()), kgo.SASL(kgoSASL("SCRAM-SHA-256")))
+	values := consumeSecure(t, c, "t", 12, kgo.DialTLSConfig(certs.ClientTLS()), kgo.SASL(kgoSASL("SCRAM-SHA-256")))
 	assert.Len(t, values, 12)
 
 	res = runKproduce(t, nil, append([]string{"metadata", "-t", "t"}, sec...)...)
-	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	assert.Contains(t, res.Stdout, `topic "t", 6 partitions:`)
 
 	// A wrong password fails at once (no wait for --timeout), naming the
@@ -268,7 +271,7 @@ func TestE2ECheckSecurity(t *testing.T) {
 	t.Setenv("KPRODUCE_SASL_PASSWORD", "wrong")
 	start := time.Now()
 	res = runKproduce(t, nil, append([]string{"check", "-t", "t", "--timeout", "30s"}, sec...)...)
-	assert.Equal(t, exitFailed, res.Code)
+	assert.Equal(t, cmdutil.ExitFailed, res.Code)
 	assert.Contains(t, res.Stderr, "authentication failed")
 	assert.Less(t, time.Since(start), 15*time.Second)
 }
@@ -280,7 +283,7 @@ func TestE2ERootFileNamedLikeSubcommand(t *testing.T) {
 	dir := t.TempDir()
 	path := e2eWriteFile(t, dir, "check", []byte("a\nb\n"))
 	res := runKproduce(t, nil, "-b", brokersFlag(c), "-t", "u", "-o", "none", path)
-	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	assert.Len(t, consumeAll(t, c, "u", 2), 2)
 }
 
@@ -301,7 +304,7 @@ func TestE2ECheckCreateNotController(t *testing.T) {
 		return resp, nil, true
 	})
 	res := runKproduce(t, nil, "check", "-b", brokersFlag(c), "-t", "moved", "--create", "--partitions", "2")
-	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	assert.EqualValues(t, 1, refused.Load(), "refused once, then handled by kfake")
 	assert.Contains(t, res.Stdout, "topic moved (created): 2 partitions")
 }

@@ -12,6 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kproduce/kproduce/internal/cli"
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 )
 
 // e2eCluster starts a kfake cluster on loopback for one test: 3 brokers
@@ -68,7 +71,7 @@ func runKproduceCtx(t testing.TB, ctx context.Context, stdin io.Reader, args ...
 	}
 	var out, errOut lockedBuffer
 	done := make(chan int, 1)
-	go func() { done <- execute(ctx, args, Streams{In: stdin, Out: &out, Err: &errOut}) }()
+	go func() { done <- cli.Execute(ctx, args, cmdutil.Streams{In: stdin, Out: &out, Err: &errOut}) }()
 	select {
 	case code := <-done:
 		return runResult{Stdout: out.String(), Stderr: errOut.String(), Code: code}

@@ -21,6 +21,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kproduce/kproduce/internal/cli"
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/pkg/network/networktest"
 )
 
@@ -217,7 +219,7 @@ type runningKproduce struct {
 // startKproduce starts kproduce in-process with stdin and args.
 func startKproduce(ctx context.Context, stdin io.Reader, args ...string) *runningKproduce {
 	r := &runningKproduce{done: make(chan int, 1)}
-	go func() { r.done <- execute(ctx, args, Streams{In: stdin, Out: &r.out, Err: &r.errOut}) }()
+	go func() { r.done <- cli.Execute(ctx, args, cmdutil.Streams{In: stdin, Out: &r.out, Err: &r.errOut}) }()
 	return r
 }
 

@@ -15,6 +15,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kproduce/kproduce/internal/cli"
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 )
 
 // TestE2ECountEndsWithStdinOpen checks that -c N ends the run after the Nth
@@ -45,7 +48,7 @@ func TestE2EInterruptExits130(t *testing.T) {
 	writeWithin(t, pw, "one\ntwo\n")
 	run.waitStdout(t, 2, streamWait)
 	cancel()
-	require.Equal(t, exitInterrupted, run.wait(t, streamWait), run.errOut.String())
+	require.Equal(t, cmdutil.ExitInterrupted, run.wait(t, streamWait), run.errOut.String())
 	consumeExactly(t, c, "t", 2)
 }
 
@@ -75,7 +78,7 @@ func TestE2EInterruptBoundsTheFlush(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	cancel()
-	require.Equal(t, exitInterrupted, run.wait(t, streamWait), run.errOut.String())
+	require.Equal(t, cmdutil.ExitInterrupted, run.wait(t, streamWait), run.errOut.String())
 	assert.Empty(t, run.out.String())
 	errs := lines(run.errOut.String())
 	require.Len(t, errs, 3, run.errOut.String())
@@ -132,8 +135,8 @@ func TestE2EClosedStdoutStops(t *testing.T) {
 	var errOut lockedBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- execute(context.Background(), []string{"-b", brokersFlag(c), "-t", "t", "-o", "json"},
-			Streams{In: &endlessLines{}, Out: out, Err: &errOut})
+		done <- cli.Execute(context.Background(), []string{"-b", brokersFlag(c), "-t", "t", "-o", "json"},
+			cmdutil.Streams{In: &endlessLines{}, Out: out, Err: &errOut})
 	}()
 	select {
 	case code := <-done:

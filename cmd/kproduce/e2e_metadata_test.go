@@ -17,6 +17,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
+
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 )
 
 // adminCluster starts the subcommands' test cluster: 3 brokers, the
@@ -134,7 +136,7 @@ func assertMatchesOracle(t *testing.T, want *kmsg.MetadataResponse, got jsonMeta
 func TestE2EMetadataJSON(t *testing.T) {
 	c := adminCluster(t)
 	res := runKproduce(t, nil, "metadata", "-b", brokersFlag(c), "-o", "json")
-	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	assert.Empty(t, res.Stderr)
 	got := decodeMetadata(t, res.Stdout)
 	assertMatchesOracle(t, kgoMetadata(t, c), got)
@@ -168,7 +170,7 @@ func TestE2EMetadataJSON(t *testing.T) {
 func TestE2EMetadataText(t *testing.T) {
 	c := adminCluster(t)
 	res := runKproduce(t, nil, "metadata", "-b", brokersFlag(c))
-	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	oracle := kgoMetadata(t, c)
 	out := res.Stdout
 	assert.Contains(t, out, "3 brokers:")
@@ -192,13 +194,13 @@ func TestE2EMetadataText(t *testing.T) {
 func TestE2EMetadataOneTopicAndMissing(t *testing.T) {
 	c := adminCluster(t)
 	res := runKproduce(t, nil, "metadata", "-b", brokersFlag(c), "-t", "u", "-o", "json")
-	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	got := decodeMetadata(t, res.Stdout)
 	require.Len(t, got.Topics, 1)
 	assertMatchesOracle(t, kgoMetadata(t, c, "u"), got)
 
 	res = runKproduce(t, nil, "metadata", "-b", brokersFlag(c), "-t", "missing", "-o", "json")
-	assert.Equal(t, exitFailed, res.Code)
+	assert.Equal(t, cmdutil.ExitFailed, res.Code)
 	got = decodeMetadata(t, res.Stdout)
 	require.Len(t, got.Topics, 1)
 	require.NotNil(t, got.Topics[0].Error)
@@ -206,7 +208,7 @@ func TestE2EMetadataOneTopicAndMissing(t *testing.T) {
 	assert.Empty(t, got.Topics[0].Partitions)
 
 	res = runKproduce(t, nil, "metadata", "-b", brokersFlag(c), "-t", "missing")
-	assert.Equal(t, exitFailed, res.Code)
+	assert.Equal(t, cmdutil.ExitFailed, res.Code)
 	assert.Contains(t, res.Stdout, `topic "missing": error UNKNOWN_TOPIC_OR_PARTITION`)
 	assert.Contains(t, res.Stderr, "error: topic missing: UNKNOWN_TOPIC_OR_PARTITION")
 	assert.NotZero(t, kgoMetadata(t, c, "missing").Topics[0].ErrorCode, "metadata does not create topics")
@@ -216,7 +218,7 @@ func TestE2EMetadataOlderBroker(t *testing.T) {
 	// Kafka 0.11 has no SaslAuthenticate (KIP-152 came in 1.0).
 	c := adminCluster(t, kfake.MaxVersions(kversion.V0_11_0()))
 	res := runKproduce(t, nil, "metadata", "-b", brokersFlag(c), "-o", "json")
-	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	got := decodeMetadata(t, res.Stdout)
 	for _, b := range got.Brokers {
 		sa := b.APIVersions["SaslAuthenticate"]
@@ -234,7 +236,7 @@ func TestE2EMetadataUnreachable(t *testing.T) {
 	start := time.Now()
 	res := runKproduce(t, nil, "metadata", "-b", addr, "--timeout", "500ms")
 	took := time.Since(start)
-	assert.Equal(t, exitFailed, res.Code)
+	assert.Equal(t, cmdutil.ExitFailed, res.Code)
 	assert.Contains(t, res.Stderr, "unreachable")
 	assert.Contains(t, res.Stderr, addr)
 	assert.Less(t, took, 10*time.Second, "bounded by --timeout")
@@ -251,14 +253,14 @@ func TestE2EMetadataConnectionOptions(t *testing.T) {
 	require.NoError(t, os.WriteFile(cfg, []byte("brokers: ["+closedAddr(t)+"]\nacks: all\nlinger: 5ms\noutput: none\ncount: 7\n"), 0o600))
 	t.Setenv("KPRODUCE_BROKERS", brokersFlag(c))
 	res := runKproduce(t, nil, "metadata", "--config", cfg, "-t", "t")
-	require.Equal(t, exitOK, res.Code, "env beats the config file; producer keys are accepted: %s", res.Stderr)
+	require.Equal(t, cmdutil.ExitOK, res.Code, "env beats the config file; producer keys are accepted: %s", res.Stderr)
 	assert.Contains(t, res.Stdout, `topic "t", 6 partitions:`)
 
 	props := filepath.Join(dir, "producer.properties")
 	require.NoError(t, os.WriteFile(props, []byte("bootstrap.servers="+brokersFlag(c)+"\nlinger.ms=5\n"), 0o600))
 	t.Setenv("KPRODUCE_BROKERS", "")
 	res = runKproduce(t, nil, "metadata", "--config", props, "-t", "u", "-o", "json")
-	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	assert.Len(t, decodeMetadata(t, res.Stdout).Topics, 1)
 
 	for _, args := range [][]string{
@@ -269,7 +271,7 @@ func TestE2EMetadataConnectionOptions(t *testing.T) {
 		{"metadata", "--config", filepath.Join(dir, "missing.yaml")},
 	} {
 		res := runKproduce(t, nil, args...)
-		assert.Equal(t, exitUsage, res.Code, "%v: %s", args, res.Stderr)
+		assert.Equal(t, cmdutil.ExitUsage, res.Code, "%v: %s", args, res.Stderr)
 		assert.Contains(t, res.Stderr, "error: ", args)
 	}
 }
@@ -287,7 +289,7 @@ func TestE2EMetadataBrokerDown(t *testing.T) {
 	fl.closeConns()
 
 	res := runKproduce(t, nil, "metadata", "-b", strings.Join(fc.ListenAddrs(), ","), "--timeout", "1500ms", "-o", "json")
-	assert.Equal(t, exitFailed, res.Code, res.Stderr)
+	assert.Equal(t, cmdutil.ExitFailed, res.Code, res.Stderr)
 	var raw struct {
 		Brokers []struct {
 			ID          int32           `json:"id"`

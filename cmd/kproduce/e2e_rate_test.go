@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 )
 
 // TestE2ERateSpacesRecords: with --rate 50 the records read at once from
@@ -45,23 +47,8 @@ func TestE2ERateStopsAtInterrupt(t *testing.T) {
 	run := startKproduce(ctx, strings.NewReader("first\nsecond\nthird\n"), "-b", brokersFlag(c), "-t", "t", "--rate", "0.001")
 	run.waitStdout(t, 1, 30*time.Second) // the first record goes at once
 	cancel()
-	assert.Equal(t, exitInterrupted, run.wait(t, 30*time.Second))
+	assert.Equal(t, cmdutil.ExitInterrupted, run.wait(t, 30*time.Second))
 	assert.Contains(t, run.errOut.String(), "error: -:2: t/-1: interrupted before the record was sent")
 	recs := consumeExactly(t, c, "t", 1)
 	assert.Equal(t, "first", string(recs[0].Value))
-}
-
-func TestRateOptionValues(t *testing.T) {
-	for _, ok := range []struct {
-		in   string
-		want float64
-	}{{"0", 0}, {"50", 50}, {"0.5", 0.5}, {" 1e3 ", 1000}} {
-		assert.Equal(t, ok.want, mustOptions(t, "-t", "t", "--rate", ok.in).Rate, ok.in)
-	}
-	for _, bad := range []string{"-1", "x", "NaN", "Inf", ""} {
-		_, _, err := parseOptions(t, "-t", "t", "--rate", bad)
-		require.Error(t, err, bad)
-		assert.Contains(t, err.Error(), "--rate", bad)
-		assert.True(t, isUsageError(err), bad)
-	}
 }

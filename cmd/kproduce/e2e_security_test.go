@@ -21,6 +21,9 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"github.com/kproduce/kproduce/internal/cli"
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 )
 
 // securityCluster starts a 3-broker kfake cluster with the 6-partition
@@ -71,7 +74,9 @@ func runSecurityFrom(t *testing.T, stdin io.Reader, args ...string) securityRun 
 	var out, errOut syncBuffer
 	done := make(chan int, 1)
 	start := time.Now()
-	go func() { done <- execute(context.Background(), args, Streams{In: stdin, Out: &out, Err: &errOut}) }()
+	go func() {
+		done <- cli.Execute(context.Background(), args, cmdutil.Streams{In: stdin, Out: &out, Err: &errOut})
+	}()
 	select {
 	case code := <-done:
 		return securityRun{stdout: out.String(), stderr: errOut.String(), code: code, took: time.Since(start)}
@@ -157,8 +162,8 @@ func TestE2ESecurityModes(t *testing.T) {
 			var clusterOpts []kfake.Opt
 			var kgoOpts []kgo.Opt
 			if tt.tls != "" {
-				clusterOpts = append(clusterOpts, kfake.TLS(certs.serverTLS(tt.tls == "mtls")))
-				kgoOpts = append(kgoOpts, kgo.DialTLSConfig(certs.clientTLS()))
+				clusterOpts = append(clusterOpts, kfake.TLS(certs.ServerTLS(tt.tls == "mtls")))
+				kgoOpts = append(kgoOpts, kgo.DialTLSConfig(certs.ClientTLS()))
 			}
 			args := append([]string{"-t", "t"}, tt.flags...)
 			if tt.mech != "" {
@@ -175,7 +180,7 @@ func TestE2ESecurityModes(t *testing.T) {
 			c := securityCluster(t, clusterOpts...)
 			in, want := securityInput(tt.name, 50)
 			res := runSecurity(t, in, append(args, "-b", strings.Join(c.ListenAddrs(), ","), "--log-level", "debug")...)
-			require.Equal(t, exitOK, res.code, res.stderr)
+			require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 			assert.Len(t, lines(res.stdout), 50)
 			assert.NotContains(t, res.stderr, saslPass, "the password is never logged")
 			assert.ElementsMatch(t, want, consumeSecure(t, c, "t", 50, kgoOpts...))
@@ -187,7 +192,7 @@ func TestE2ESecurityModes(t *testing.T) {
 // with -X and in a producer.properties file.
 func TestE2ESecurityJavaProperties(t *testing.T) {
 	certs := newTestCerts(t)
-	localhostOnly, err := certs.pki.Server(time.Now(), "localhost")
+	localhostOnly, err := certs.PKI.Server(time.Now(), "localhost")
 	require.NoError(t, err)
 	jaas := func(module string) string {
 		return fmt.Sprintf(`org.apache.kafka.common.security.%s required username="%s" password="%s";`, module, saslUser, saslPass)
@@ -201,10 +206,10 @@ func TestE2ESecurityJavaProperties(t *testing.T) {
 	}{
 		{name: "SASL_PLAINTEXT PLAIN", mech: "PLAIN", props: []string{"security.protocol=SASL_PLAINTEXT", "sasl.mechanism=PLAIN",
 			"sasl.jaas.config=" + jaas("plain.PlainLoginModule")}},
-		{name: "SASL_SSL SCRAM-SHA-512", server: certs.serverTLS(false), mech: "SCRAM-SHA-512", props: []string{"security.protocol=SASL_SSL",
+		{name: "SASL_SSL SCRAM-SHA-512", server: certs.ServerTLS(false), mech: "SCRAM-SHA-512", props: []string{"security.protocol=SASL_SSL",
 			"sasl.mechanism=SCRAM-SHA-512", "sasl.jaas.config=" + jaas("scram.ScramLoginModule"),
 			"ssl.truststore.location=" + certs.CA, "ssl.truststore.type=PEM"}},
-		{name: "SSL with a PEM keystore, in a file", server: certs.serverTLS(true), file: true, props: []string{"security.protocol=SSL",
+		{name: "SSL with a PEM keystore, in a file", server: certs.ServerTLS(true), file: true, props: []string{"security.protocol=SSL",
 			"ssl.truststore.location=" + certs.CA, "ssl.truststore.type=PEM",
 			"ssl.keystore.location=" + certs.ClientBundle, "ssl.keystore.type=PEM"}},
 		{name: "SASL_SSL SCRAM-SHA-256 without host name verification, in a file",
@@ -218,7 +223,7 @@ func TestE2ESecurityJavaProperties(t *testing.T) {
 			var kgoOpts []kgo.Opt
 			if tt.server != nil {
 				clusterOpts = append(clusterOpts, kfake.TLS(tt.server))
-				client := certs.clientTLS()
+				client := certs.ClientTLS()
 				client.InsecureSkipVerify = true // the consumer is not under test
 				kgoOpts = append(kgoOpts, kgo.DialTLSConfig(client))
 			}
@@ -237,7 +242,7 @@ func TestE2ESecurityJavaProperties(t *testing.T) {
 			}
 			in, want := securityInput(tt.name, 20)
 			res := runSecurity(t, in, args...)
-			require.Equal(t, exitOK, res.code, res.stderr)
+			require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 			assert.NotContains(t, res.stderr, saslPass, "the password is never logged")
 			assert.ElementsMatch(t, want, consumeSecure(t, c, "t", 20, kgoOpts...))
 		})
@@ -271,18 +276,18 @@ func TestE2ESecurityFailures(t *testing.T) {
 		{name: "mechanism the broker does not enable", cluster: plainSASL, control: offerOnlySCRAM512,
 			args: []string{"--sasl-mechanism", "PLAIN", "--sasl-username", saslUser, "--sasl-password", saslPass},
 			want: []string{"the broker does not enable SASL mechanism PLAIN; it offers SCRAM-SHA-512"}},
-		{name: "broker certificate of an unknown CA", cluster: []kfake.Opt{kfake.TLS(certs.serverTLS(false))},
+		{name: "broker certificate of an unknown CA", cluster: []kfake.Opt{kfake.TLS(certs.ServerTLS(false))},
 			args: []string{"--tls-ca", other.CA},
 			want: []string{"tls handshake failed", "certificate signed by unknown authority", "--tls-ca"}},
-		{name: "wrong host name", cluster: []kfake.Opt{kfake.TLS(certs.serverTLS(false))},
+		{name: "wrong host name", cluster: []kfake.Opt{kfake.TLS(certs.ServerTLS(false))},
 			args: []string{"--tls-ca", certs.CA, "--tls-server-name", "kafka.example.com"},
 			want: []string{"tls handshake failed", "kafka.example.com", "--tls-server-name"}},
-		{name: "no client certificate for a mutual TLS broker", cluster: []kfake.Opt{kfake.TLS(certs.serverTLS(true))},
+		{name: "no client certificate for a mutual TLS broker", cluster: []kfake.Opt{kfake.TLS(certs.ServerTLS(true))},
 			args: []string{"--tls-ca", certs.CA},
 			want: []string{"tls handshake failed", "certificate required", "--tls-cert and --tls-key"}},
-		{name: "plaintext spoken to a TLS broker", cluster: []kfake.Opt{kfake.TLS(certs.serverTLS(false))},
+		{name: "plaintext spoken to a TLS broker", cluster: []kfake.Opt{kfake.TLS(certs.ServerTLS(false))},
 			want: []string{"closed before any response", "is the listener TLS? try --tls"}},
-		{name: "chain still verified without host name verification", cluster: []kfake.Opt{kfake.TLS(certs.serverTLS(false))},
+		{name: "chain still verified without host name verification", cluster: []kfake.Opt{kfake.TLS(certs.ServerTLS(false))},
 			args: []string{"-X", "security.protocol=SSL", "-X", "ssl.endpoint.identification.algorithm=", "-X", "ssl.truststore.location=" + other.CA},
 			want: []string{"tls handshake failed", "certificate signed by unknown authority"}},
 		{name: "TLS spoken to a plaintext broker",
@@ -304,7 +309,7 @@ func TestE2ESecurityFailures(t *testing.T) {
 			// run that waits for it fails the test instead of hanging.
 			args := append([]string{"-t", "t", "-b", c.ListenAddrs()[0], "--log-level", "debug", "--delivery-timeout", "40s"}, tt.args...)
 			res := runSecurityFrom(t, stdin, args...)
-			assert.Equal(t, exitFailed, res.code, res.stderr)
+			assert.Equal(t, cmdutil.ExitFailed, res.code, res.stderr)
 			assert.Less(t, res.took, 15*time.Second, "ends promptly, not at the delivery timeout:\n%s", res.stderr)
 			assert.Empty(t, res.stdout, "no record delivered")
 			fatal := linesWith(res.stderr, "error: bootstrap broker "+c.ListenAddrs()[0]+": ")

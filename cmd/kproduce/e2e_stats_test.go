@@ -12,6 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/cli/producecmd"
 )
 
 // statsJSONKeys are the documented keys of --stats-json, in order.
@@ -21,7 +24,7 @@ var statsJSONKeys = []string{"records_delivered", "records_failed", "record_byte
 
 // readStatsJSON decodes a --stats-json file, checking that it is one JSON
 // object with exactly the documented keys.
-func readStatsJSON(t *testing.T, path string) statsSummary {
+func readStatsJSON(t *testing.T, path string) producecmd.StatsSummary {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -32,7 +35,7 @@ func readStatsJSON(t *testing.T, path string) statsSummary {
 	require.NoError(t, json.Unmarshal(data, &raw))
 	require.NoError(t, json.Unmarshal(raw["latency_ms"], &lat))
 	assert.ElementsMatch(t, []string{"p50", "p99", "max"}, mapKeys(lat))
-	var sum statsSummary
+	var sum producecmd.StatsSummary
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	require.NoError(t, dec.Decode(&sum))
@@ -155,7 +158,7 @@ func TestE2EStatsJSONUnwritable(t *testing.T) {
 	t.Parallel()
 	c := e2eCluster(t)
 	res := produceTo(t, c, strings.NewReader("a\n"), "-t", "t", "--stats-json", filepath.Join(t.TempDir(), "no", "such", "dir.json"))
-	assert.Equal(t, exitUsage, res.Code)
+	assert.Equal(t, cmdutil.ExitUsage, res.Code)
 	assert.Contains(t, res.Stderr, "error: --stats-json: open ")
 	requireTopicEmpty(t, c, "t")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/pkg/accumulator"
 )
 
@@ -46,7 +47,7 @@ func TestTopicPerRecord(t *testing.T) {
 				args = append(args, "-t", "t")
 			}
 			res := produceTo(t, c, strings.NewReader(in.String()), args...)
-			require.Equal(t, exitOK, res.Code, res.Stderr)
+			require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 			reps := parseJSONReports(t, res.Stdout)
 			require.Len(t, reps, 90)
 			at := map[string]string{} // topic/partition@offset -> topic
@@ -76,7 +77,7 @@ func TestTopicPerRecordPartitionCounts(t *testing.T) {
 {"topic":"two","partition":1,"value":"c"}
 `
 	res := produceTo(t, c, strings.NewReader(in), "-f", "json")
-	require.Equal(t, exitFailed, res.Code, res.Stderr)
+	require.Equal(t, cmdutil.ExitFailed, res.Code, res.Stderr)
 	assert.Equal(t, "five/4@0\ntwo/1@0\n", res.Stdout)
 	assert.Equal(t, []string{
 		"error: -:2: two/4: not sent: unknown partition: partition 4 of topic two, which has 2 partitions",
@@ -98,7 +99,7 @@ func TestTopicPerRecordUnknownTopic(t *testing.T) {
 	}
 	res := produceTo(t, c, strings.NewReader(in.String()), "-f", "json", "-o", "json",
 		"--delivery-timeout", "1500ms", "--request-timeout", "1s")
-	require.Equal(t, exitFailed, res.Code, res.Stderr)
+	require.Equal(t, cmdutil.ExitFailed, res.Code, res.Stderr)
 	reps := parseJSONReports(t, res.Stdout)
 	require.Len(t, reps, 12)
 	for _, r := range reps {

@@ -16,6 +16,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 )
 
 // The read_committed view is the oracle of these tests: kgo consumes with
@@ -163,7 +165,7 @@ func TestTransactionAbortedOnInterrupt(t *testing.T) {
 	require.EqualValues(t, 5, topicRecordCount(c, "t"), "the records reached the broker, uncommitted")
 	assert.Empty(t, run.out.String(), "reports wait for the transaction's outcome")
 	cancel()
-	require.Equal(t, exitInterrupted, run.wait(t, 20*time.Second), "stderr: %s", run.errOut.String())
+	require.Equal(t, cmdutil.ExitInterrupted, run.wait(t, 20*time.Second), "stderr: %s", run.errOut.String())
 	stderr := run.errOut.String()
 	assert.Contains(t, stderr, "transaction aborted: interrupted: 5 records not committed\n")
 	assert.Equal(t, 5, strings.Count(stderr, "transaction aborted: interrupted\n"), stderr)
@@ -220,20 +222,10 @@ func TestTransactionUsageErrors(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := runKproduce(t, strings.NewReader("a\n"), append([]string{"-b", "127.0.0.1:1", "-t", "t"}, tt.args...)...)
-			assert.Equal(t, exitUsage, res.Code)
+			assert.Equal(t, cmdutil.ExitUsage, res.Code)
 			assert.Contains(t, res.Stderr, tt.want)
 		})
 	}
-}
-
-func TestTransactionJavaProperties(t *testing.T) {
-	o := mustOptions(t, "-t", "t", "-X", "transactional.id=from-java", "-X", "transaction.timeout.ms=5000")
-	assert.Equal(t, "from-java", o.TransactionalID)
-	assert.Equal(t, 5*time.Second, o.TransactionTimeout)
-	assert.True(t, o.Idempotence)
-	o = mustOptions(t, "-t", "t")
-	assert.Equal(t, "", o.TransactionalID)
-	assert.Equal(t, time.Minute, o.TransactionTimeout)
 }
 
 // TestTransactionCommitUnanswered: a commit the coordinator does not

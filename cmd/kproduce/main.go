@@ -5,6 +5,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/kproduce/kproduce/internal/cli"
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 )
 
 func main() {
@@ -18,7 +21,7 @@ func main() {
 		<-sigs
 		cancel() // the first signal: stop reading, flush within --close-timeout
 		<-sigs
-		os.Exit(exitInterrupted) // the second: at once
+		os.Exit(cmdutil.ExitInterrupted) // the second: at once
 	}()
-	os.Exit(execute(ctx, os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+	os.Exit(cli.Execute(ctx, os.Args[1:], cmdutil.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
@@ -127,7 +128,7 @@ func TestPeersLeaderlessPartition(t *testing.T) {
 	code, elapsed := proc.wait(t, peerDeliveryTimeout+peerMargin+time.Minute)
 	cpu := proc.cpuTime()
 	t.Logf("exit %d after %v (cpu %v); stderr:\n%s", code, elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond), proc.stderr.String())
-	require.Equal(t, exitFailed, code, proc.stderr.String())
+	require.Equal(t, cmdutil.ExitFailed, code, proc.stderr.String())
 	assert.Less(t, elapsed, peerDeliveryTimeout+peerMargin)
 	assertNoSpin(t, cpu, elapsed)
 	assert.Equal(t, []string{"t/1@0"}, lines(proc.stdout.String()))

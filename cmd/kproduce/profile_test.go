@@ -8,6 +8,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/kproduce/kproduce/internal/cli"
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 )
 
 // TestProfileRun runs the command in-process on the input file
@@ -22,7 +25,7 @@ func TestProfileRun(t *testing.T) {
 	}
 	defer f.Close()
 	args := strings.Fields(os.Getenv("KPRODUCE_PROFILE_ARGS"))
-	if code := execute(context.Background(), args, Streams{In: f, Out: io.Discard, Err: os.Stderr}); code != exitOK {
+	if code := cli.Execute(context.Background(), args, cmdutil.Streams{In: f, Out: io.Discard, Err: os.Stderr}); code != cmdutil.ExitOK {
 		t.Fatalf("exit status %d", code)
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 )
 
 // signalMargin is what an interrupted run may take beyond its
@@ -133,7 +135,7 @@ func TestSignalsInterruptMidStream(t *testing.T) {
 			took := time.Since(sent)
 			feed.halt()
 			t.Logf("%v: exit %d %v after the signal; %d records written", tc.sig, code, took.Round(time.Millisecond), feed.written.Load())
-			assert.Equal(t, exitInterrupted, code, proc.stderr.String())
+			assert.Equal(t, cmdutil.ExitInterrupted, code, proc.stderr.String())
 			assert.Greater(t, took, tc.closeTimeout-100*time.Millisecond, "the flush waits for the close timeout")
 			assert.Less(t, took, tc.closeTimeout+signalMargin, "and no longer")
 			delivered := assertEachReadRecordReported(t, proc, int(feed.written.Load()))
@@ -208,7 +210,7 @@ func TestSignalsSecondInterruptExitsAtOnce(t *testing.T) {
 	sent := time.Now()
 	proc.signal(t, syscall.SIGINT)
 	code, _ := proc.wait(t, time.Minute)
-	assert.Equal(t, exitInterrupted, code)
+	assert.Equal(t, cmdutil.ExitInterrupted, code)
 	assert.Less(t, time.Since(sent), signalMargin, "the second signal exits at once")
 }
 
@@ -226,7 +228,7 @@ func TestSignalsInterruptWhileWaitingForAFIFOWriter(t *testing.T) {
 	sent := time.Now()
 	proc.signal(t, syscall.SIGINT)
 	code, _ := proc.wait(t, time.Minute)
-	assert.Equal(t, exitInterrupted, code, proc.stderr.String())
+	assert.Equal(t, cmdutil.ExitInterrupted, code, proc.stderr.String())
 	assert.Less(t, time.Since(sent), time.Second+signalMargin)
 	assert.Empty(t, proc.stdout.String())
 	requireTopicEmpty(t, c, "t")
@@ -261,7 +263,7 @@ func TestSignalsClosedStdout(t *testing.T) {
 			code, _ := proc.wait(t, 2*streamWait)
 			t.Logf("exit %d %v after stdout closed; first report %q; stderr %q", code,
 				time.Since(closed).Round(time.Millisecond), first, proc.stderr.String())
-			assert.Equal(t, exitFailed, code, "exit 1, not death by SIGPIPE (-1)")
+			assert.Equal(t, cmdutil.ExitFailed, code, "exit 1, not death by SIGPIPE (-1)")
 			assert.Less(t, time.Since(closed), streamWait)
 			errs := lines(proc.stderr.String())
 			assert.Len(t, filter(errs, func(l string) bool { return strings.Contains(l, "stdout") }), 1, proc.stderr.String())
@@ -298,6 +300,6 @@ func TestSignalsClosedStdoutAndStderr(t *testing.T) {
 	closed := time.Now()
 	code, _ := proc.wait(t, 2*streamWait)
 	t.Logf("exit %d %v after the pipe closed; %d records written", code, time.Since(closed).Round(time.Millisecond), feed.written.Load())
-	assert.Equal(t, exitFailed, code, "exit 1, not death by SIGPIPE (-1)")
+	assert.Equal(t, cmdutil.ExitFailed, code, "exit 1, not death by SIGPIPE (-1)")
 	assert.Less(t, time.Since(closed), streamWait, "reading stops")
 }

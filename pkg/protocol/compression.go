@@ -51,6 +51,15 @@ func (c Codec) String() string {
 	return fmt.Sprintf("codec(%d)", int8(c))
 }
 
+// CodecNames are the codecs' names, in id order.
+func CodecNames() []string {
+	var names []string
+	for c := CodecNone; c <= CodecZstd; c++ {
+		names = append(names, c.String())
+	}
+	return names
+}
+
 // ParseCodec parses a compression.type name (case-insensitive).
 func ParseCodec(s string) (Codec, error) {
 	for c := CodecNone; c <= CodecZstd; c++ {

@@ -1,0 +1,197 @@
+package checkcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/cli/config"
+	"github.com/kproduce/kproduce/pkg/accumulator"
+	"github.com/kproduce/kproduce/pkg/network"
+	"github.com/kproduce/kproduce/pkg/protocol"
+	"github.com/kproduce/kproduce/pkg/sender"
+)
+
+// CanaryHeader is the header every canary record carries; its value is
+// the run id.
+const CanaryHeader = "kproduce-canary"
+
+// canary is one canary record and its outcome.
+type canary struct {
+	partition int32
+	sent      time.Time
+	done      time.Time
+	offset    int64
+	err       error
+	finished  bool
+}
+
+// canaryRun produces the canaries of one check.
+type canaryRun struct {
+	topic    string
+	runID    string
+	mu       sync.Mutex // guards canaries' outcomes (set on the sender goroutine)
+	canaries []canary
+}
+
+// newCanaryRun plans count canaries for each partition.
+func newCanaryRun(topic, runID string, partitions []int32, count int64) *canaryRun {
+	r := &canaryRun{topic: topic, runID: runID}
+	for _, p := range partitions {
+		for range count {
+			r.canaries = append(r.canaries, canary{partition: p})
+		}
+	}
+	return r
+}
+
+// canaryProducerConfig is the producer of the canaries: acks=all, no
+// linger, every record given up after timeout.
+func canaryProducerConfig(opts *config.Connection, timeout time.Duration) sender.Config {
+	cfg := opts.ProducerConfig()
+	cfg.Idempotence = false // one canary per partition and request: nothing to deduplicate
+	cfg.RequestTimeout = min(opts.RequestTimeout, timeout)
+	cfg.MaxBlock = timeout
+	cfg.Metadata.AllowAutoTopicCreation = false
+	cfg.Accumulator.Linger = 0
+	cfg.Accumulator.DeliveryTimeout = timeout
+	return cfg
+}
+
+// produce sends every canary and waits for their outcomes; each canary
+// has timeout to be delivered. It returns the producer's fatal error
+// (authentication, TLS), if any.
+func (r *canaryRun) produce(ctx context.Context, cfg sender.Config, timeout time.Duration) error {
+	prod, err := sender.New(cfg, r.onCompletion)
+	if err != nil {
+		return cmdutil.AsUsageError(err)
+	}
+	// Learn the partitions first, so that no canary's latency includes
+	// the producer's first metadata fetch.
+	_ = waitPartitions(ctx, prod, r.topic, timeout)
+	start := time.Now()
+	for i := range r.canaries {
+		c := &r.canaries[i]
+		now := time.Now()
+		rec := &sender.Record{
+			Topic: r.topic, Partition: c.partition, ReadAt: now,
+			Value:   fmt.Appendf(nil, "kproduce check %s canary %d", now.UTC().Format(time.RFC3339Nano), i+1),
+			Headers: []protocol.Header{{Key: CanaryHeader, Value: []byte(r.runID)}},
+		}
+		r.mu.Lock()
+		c.sent = now
+		r.mu.Unlock()
+		if err := prod.Send(ctx, rec, accumulator.Position{Record: int64(i)}); err != nil {
+			r.finish(i, -1, err)
+		}
+	}
+	// Every canary ends by its delivery timeout; the bound on Close is a
+	// safety net (what is still pending then fails as not delivered).
+	closeCtx, cancel := context.WithDeadline(ctx, start.Add(2*timeout+time.Second))
+	defer cancel()
+	_ = prod.Close(closeCtx)
+	return prod.FatalError()
+}
+
+// waitPartitions waits until the producer's metadata knows topic's
+// partitions, or timeout passes.
+func waitPartitions(ctx context.Context, prod *sender.Producer, topic string, timeout time.Duration) error {
+	md := prod.Metadata()
+	md.AddTopic(topic)
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		updated := md.Updated()
+		if md.Fetch().PartitionCount(topic) > 0 {
+			return nil
+		}
+		select {
+		case <-updated:
+		case <-prod.Stopped():
+			return prod.FatalError()
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+			return errors.New("timed out")
+		}
+	}
+}
+
+// onCompletion records a canary's outcome.
+func (r *canaryRun) onCompletion(res *accumulator.Result) {
+	r.finish(int(res.Position.Record), res.Offset, res.Err)
+}
+
+// finish records the outcome of canary i once.
+func (r *canaryRun) finish(i int, offset int64, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := &r.canaries[i]
+	if c.finished {
+		return
+	}
+	c.finished, c.done, c.offset, c.err = true, time.Now(), offset, err
+}
+
+// result is partition p's outcome, and the latencies of its delivered
+// canaries.
+func (r *canaryRun) result(p int32, leader int32) (partitionResult, []time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res := partitionResult{Partition: p, Leader: leader, OK: true}
+	var lat []time.Duration
+	var slowest time.Duration
+	var last int64 = -1
+	for i := range r.canaries {
+		c := &r.canaries[i]
+		if c.partition != p {
+			continue
+		}
+		switch {
+		case !c.finished:
+			res.fail("timed out", errors.New("no outcome before the check ended"))
+		case c.err != nil:
+			res.fail(failureReason(c.err), c.err)
+		default:
+			d := c.done.Sub(c.sent)
+			lat = append(lat, d)
+			slowest = max(slowest, d)
+			last = max(last, c.offset)
+		}
+	}
+	if res.OK {
+		res.Offset, res.LatencyMs = &last, ms(slowest)
+	}
+	return res, lat
+}
+
+// fail marks the partition failed, keeping the first reason.
+func (p *partitionResult) fail(reason string, detail error) {
+	if !p.OK {
+		return
+	}
+	p.OK = false
+	d := detail.Error()
+	p.Error, p.Detail = &reason, &d
+}
+
+// failureReason names why a canary failed: "not reachable" when its
+// leader could not be connected to, the Kafka error code's name when the
+// broker answered one, "timed out" when the delivery timeout passed
+// without either, "failed" otherwise.
+func failureReason(err error) string {
+	var kerr *protocol.Error
+	switch {
+	case errors.Is(err, sender.ErrLeaderUnreachable), errors.Is(err, network.ErrDisconnected),
+		errors.Is(err, network.ErrConnectionSetupTimeout):
+		return "not reachable"
+	case errors.As(err, &kerr):
+		return kerr.Name
+	case errors.Is(err, sender.ErrDeliveryTimeout), errors.Is(err, network.ErrRequestTimedOut):
+		return "timed out"
+	}
+	return "failed"
+}

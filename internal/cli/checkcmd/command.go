@@ -1,0 +1,210 @@
+package checkcmd
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/cli/config"
+	"github.com/kproduce/kproduce/pkg/admin"
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// checkFlags are kproduce check's own options.
+type checkFlags struct {
+	output  string
+	timeout time.Duration
+	count   int64
+	create  bool
+	spec    admin.TopicSpec // how --create creates the topic
+}
+
+// NewCommand returns kproduce check: a smoke test that produces canary
+// records to every partition of a topic. Its exit status goes to *code.
+func NewCommand(s cmdutil.Streams, code *int) *cobra.Command {
+	cmd := cmdutil.NewSubcommand("check -t TOPIC [flags]",
+		"Smoke-test a cluster: produce canaries to every partition of a topic",
+		`kproduce check fetches the topic's metadata and produces --count canary
+records to each of its partitions (acks=all), each with the header
+kproduce-canary (the run id) and the value "kproduce check TIME canary N".
+It prints, per partition, its leader, the offset of its last canary and its
+latency (its slowest canary's, from send to acknowledgement), then the
+partitions ok and failed and the latency of all canaries (min, median, p99,
+max).
+
+--timeout bounds the wait for the metadata (and the topic's creation), and
+then each canary's delivery. With --create, a missing topic is created
+first (CreateTopics to the controller; --partitions and
+--replication-factor default to the broker's defaults).
+
+Exit status: 0 only when every partition accepted its canaries within
+--timeout; 1 otherwise (each failing partition is named, with its reason:
+no leader, not reachable, or the Kafka error), or when the cluster cannot
+be reached or the topic does not exist; 2 bad usage.`,
+		`  kproduce check -b kafka:9092 -t smoke
+  kproduce check -b kafka:9092 -t smoke --count 3 -o json --timeout 30s
+  kproduce check -b kafka:9092 -t smoke --create --partitions 6 --replication-factor 3`)
+	fs := cmd.Flags()
+	fs.StringP("topic", "t", "", "`topic` to check (required)")
+	fs.String("count", "1", "send `N` canary records to each partition")
+	fs.String("timeout", cmdutil.DefaultSubcommandTimeout.String(), "give up after `duration` (metadata, then each canary)")
+	fs.StringP("output", "o", "text", "output `format`: text | json")
+	fs.Bool("create", false, "create the topic when it does not exist")
+	fs.String("partitions", "-1", "a created topic gets `N` partitions (-1: the broker's default)")
+	fs.String("replication-factor", "-1", "a created topic gets `N` replicas of each partition (-1: the broker's default)")
+	config.AddConnectionFlags(fs)
+	choices := config.Choices()
+	choices["output"] = []string{"text", "json"}
+	cmdutil.RegisterChoices(cmd, choices)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		conn, err := config.LoadConnection(cmd.Flags(), s.Err)
+		if err != nil {
+			return err
+		}
+		f, err := readCheckFlags(cmd, conn)
+		if err != nil {
+			return err
+		}
+		*code = runCheck(cmd.Context(), conn, f, s)
+		return nil
+	}
+	return cmd
+}
+
+// readCheckFlags reads and validates check's own options.
+func readCheckFlags(cmd *cobra.Command, opts *config.Connection) (checkFlags, error) {
+	r := config.NewFlagReader(cmd.Flags())
+	f := checkFlags{
+		output:  r.Output(),
+		timeout: r.Duration("timeout", true),
+		count:   r.Integer("count", 1, 1_000_000),
+		create:  r.Bool("create"),
+		spec: admin.TopicSpec{
+			Partitions:        int32(r.Integer("partitions", -1, math.MaxInt32)),
+			ReplicationFactor: int16(r.Integer("replication-factor", -1, math.MaxInt16)),
+		},
+	}
+	if f.spec.Partitions == 0 {
+		r.FailValue("partitions", "0", fmt.Errorf("%w: want -1 or at least 1", config.ErrBadValue))
+	}
+	if f.spec.ReplicationFactor == 0 {
+		r.FailValue("replication-factor", "0", fmt.Errorf("%w: want -1 or at least 1", config.ErrBadValue))
+	}
+	if opts.Topic == "" {
+		r.Fail("topic", fmt.Errorf("%w: a topic is required (-t TOPIC)", config.ErrBadValue))
+	}
+	return f, r.Err()
+}
+
+// runCheck runs the check and returns the exit status.
+func runCheck(parent context.Context, opts *config.Connection, f checkFlags, s cmdutil.Streams) int {
+	client, err := admin.New(opts.AdminConfig())
+	if err != nil {
+		cmdutil.PrintError(s.Err, cmdutil.AsUsageError(err))
+		return cmdutil.ExitUsage
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(parent, f.timeout)
+	defer cancel()
+	topic, created, err := ensureTopic(ctx, client, opts.Topic, f)
+	if err != nil {
+		return cmdutil.FailureStatus(parent, s, err)
+	}
+	client.Close() // the canaries go through the producer's own connections
+	rep := &checkReport{Topic: opts.Topic, Created: created, Canaries: f.count, RunID: newRunID()}
+	slices.SortFunc(topic.Partitions, func(a, b protocol.MetadataResponsePartition) int {
+		return cmp.Compare(a.PartitionIndex, b.PartitionIndex)
+	})
+	var partitions []int32
+	for _, p := range topic.Partitions {
+		if p.LeaderID >= 0 && p.ErrorCode == 0 {
+			partitions = append(partitions, p.PartitionIndex)
+		}
+	}
+	run := newCanaryRun(opts.Topic, rep.RunID, partitions, f.count)
+	if len(partitions) > 0 {
+		// The canaries have what is left of --timeout: the whole check is
+		// bounded by it.
+		deadline, _ := ctx.Deadline()
+		left := max(time.Until(deadline), time.Millisecond)
+		if err := run.produce(parent, canaryProducerConfig(opts, left), left); err != nil {
+			cmdutil.PrintError(s.Err, err)
+			return cmdutil.ExitFailed
+		}
+	}
+	var latencies []time.Duration
+	for _, p := range topic.Partitions {
+		if p.LeaderID < 0 || p.ErrorCode != 0 {
+			rep.Partitions = append(rep.Partitions, noLeaderResult(p))
+			continue
+		}
+		res, lat := run.result(p.PartitionIndex, p.LeaderID)
+		rep.Partitions = append(rep.Partitions, res)
+		latencies = append(latencies, lat...)
+	}
+	rep.summarize(latencies)
+	return finishCheck(parent, rep, f.output, s)
+}
+
+// ensureTopic returns the topic's metadata, creating the topic first when
+// it does not exist and --create is given.
+func ensureTopic(ctx context.Context, client *admin.Client, name string, f checkFlags) (*protocol.MetadataResponseTopic, bool, error) {
+	var spec *admin.TopicSpec
+	if f.create {
+		spec = &f.spec
+	}
+	t, created, err := client.EnsureTopic(ctx, name, spec)
+	if err != nil && !f.create && errors.Is(err, protocol.ErrUnknownTopicOrPartition) {
+		err = fmt.Errorf("%w; run with --create to create it", err)
+	}
+	return t, created, err
+}
+
+// finishCheck prints the report and returns the exit status.
+func finishCheck(parent context.Context, rep *checkReport, output string, s cmdutil.Streams) int {
+	var err error
+	if output == "json" {
+		err = rep.writeJSON(s.Out)
+	} else {
+		err = rep.writeText(s.Out, s.Err)
+	}
+	switch {
+	case parent.Err() != nil:
+		return cmdutil.ExitInterrupted
+	case err != nil:
+		cmdutil.PrintError(s.Err, fmt.Errorf("writing the report: %w", err))
+		return cmdutil.ExitFailed
+	case !rep.OK:
+		return cmdutil.ExitFailed
+	}
+	return cmdutil.ExitOK
+}
+
+// noLeaderResult is the outcome of a partition the metadata gives no
+// leader: no canary is sent to it.
+func noLeaderResult(p protocol.MetadataResponsePartition) partitionResult {
+	res := partitionResult{Partition: p.PartitionIndex, Leader: p.LeaderID, OK: true}
+	detail := errors.New("the metadata names no leader")
+	if kerr := protocol.ErrorForCode(p.ErrorCode); kerr != nil {
+		detail = fmt.Errorf("the metadata names no leader: %w", kerr)
+	}
+	res.fail("no leader", detail)
+	return res
+}
+
+// newRunID returns the run id the canaries carry: the UTC start time and
+// a random suffix, e.g. 20261130T144100Z-1a2b3c4d.
+func newRunID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}

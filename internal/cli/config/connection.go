@@ -1,0 +1,64 @@
+package config
+
+import (
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+)
+
+// connectionOptionNames are the options every subcommand shares with the
+// produce command: where the cluster is and how to connect to it.
+func connectionOptionNames() []string {
+	return []string{
+		"brokers", "client-id", "request-timeout",
+		"tls", "tls-ca", "tls-cert", "tls-key", "tls-key-password", "tls-server-name", "tls-insecure-skip-verify",
+		"sasl-mechanism", "sasl-username", "sasl-password",
+		"property", "config", "log-level",
+	}
+}
+
+// AddConnectionFlags defines the connection options' flags on fs, with
+// the produce command's defaults and help.
+func AddConnectionFlags(fs *pflag.FlagSet) {
+	names := connectionOptionNames()
+	specs := slices.DeleteFunc(optionSpecs(), func(o optionSpec) bool { return !slices.Contains(names, o.Name) })
+	addSpecFlags(fs, specs)
+}
+
+// LoadConnection resolves a subcommand's connection options and its topic
+// (which, like the produce command's, may come from the environment or
+// the config file) from the flags fs, defined with AddConnectionFlags. The
+// config file may hold the producer's options too: they are accepted and
+// not used. Its errors are usage errors.
+func LoadConnection(fs *pflag.FlagSet, stderr io.Writer) (*Connection, error) {
+	var conn *Connection
+	err := resolve(fs, stderr, func(vals optionValues) (*Connection, []string, error) {
+		c, err := buildConnection(vals)
+		conn = c
+		return c, nil, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return conn, nil
+}
+
+// buildConnection reads the connection options and the topic.
+func buildConnection(vals optionValues) (*Connection, error) {
+	r := &optionReader{vals: vals}
+	c := &Connection{ConfigFile: r.str("config")}
+	r.readBrokers(c)
+	c.Topic = strings.TrimSpace(r.str("topic"))
+	c.RequestTimeout = r.duration("request-timeout", true)
+	c.ClientID = r.str("client-id")
+	r.readLogLevel(c)
+	r.readSecurity(c)
+	if err := r.err(); err != nil {
+		return nil, cmdutil.AsUsageError(err)
+	}
+	return c, nil
+}

@@ -1,0 +1,385 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/cli/input"
+	"github.com/kproduce/kproduce/internal/cli/report"
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// The partitioners.
+const (
+	PartitionerMurmur2    = "murmur2"
+	PartitionerRoundRobin = "round-robin"
+	PartitionerRandom     = "random"
+	PartitionerCRC32      = "crc32"
+)
+
+// Partitioners are the partitioners' names, Java's default first.
+func Partitioners() []string {
+	return []string{PartitionerMurmur2, PartitionerRoundRobin, PartitionerRandom, PartitionerCRC32}
+}
+
+// The acks values, as sent in a ProduceRequest.
+const (
+	AcksAll  int16 = -1
+	AcksOne  int16 = 1
+	AcksNone int16 = 0
+)
+
+// maxIdempotentInFlight is the most in-flight requests per broker an
+// idempotent producer may have (Kafka keeps the last five batches per
+// producer for duplicate detection).
+const maxIdempotentInFlight = 5
+
+// Connection is what every command resolves the same way: where the
+// cluster is, how to connect to it, the topic, and where logs go. Flag >
+// env KPRODUCE_* > config file > default, -X and .properties files for the
+// Java names.
+type Connection struct {
+	// Brokers are the bootstrap brokers, host:port each.
+	Brokers []string
+	// Topic is the -t topic; "" when not given.
+	Topic string
+	// ClientID is sent in every request header.
+	ClientID string
+	// RequestTimeout bounds the wait for one response.
+	RequestTimeout time.Duration
+	// Security holds the TLS and SASL settings (flags, environment, config
+	// file and the Java security properties merged), and the TLS
+	// configuration and SASL mechanism built from them.
+	Security SecurityOptions
+	// JavaSecurity holds the Java security properties given with -X or a
+	// properties file (security.protocol, sasl.mechanism, sasl.jaas.config,
+	// ssl.*), verbatim; their meaning is in Security. They may hold
+	// secrets: never log them unredacted.
+	JavaSecurity map[string]string
+	// ConfigFile is the --config file, "" when none.
+	ConfigFile string
+	// LogLevel is the level of the logs on stderr.
+	LogLevel zerolog.Level
+	// Logger writes logs to stderr at LogLevel.
+	Logger zerolog.Logger
+}
+
+// Options is the resolved and validated configuration of one produce
+// run: flags, environment, config file, -X properties and defaults merged.
+type Options struct {
+	Connection
+	// Input says how the inputs are split into records.
+	Input input.Config
+
+	// Partition is the fixed partition, or -1 to use the partitioner.
+	Partition int32
+	// Partitioner is murmur2, round-robin, random or crc32.
+	Partitioner string
+	// Count stops the run after this many records; 0 means no limit.
+	Count int64
+	// DryRun routes and prints every record instead of sending it.
+	DryRun bool
+	// DryRunPartitions is every topic's partition count in a dry run, so
+	// that it needs no cluster; 0 asks the cluster.
+	DryRunPartitions int
+	// Files are the inputs; "-" is stdin. Empty means stdin.
+	Files []string
+
+	// Acks is -1 (all), 1 or 0.
+	Acks int16
+	// Idempotence enables the idempotent producer (implies Acks == -1).
+	Idempotence bool
+	// Linger is how long a batch waits for more records.
+	Linger time.Duration
+	// BatchSize is the largest record batch in bytes.
+	BatchSize int
+	// BufferMemory is the budget of records waiting to be sent, in bytes.
+	BufferMemory int64
+	// MaxRequestSize is the largest produce request in bytes.
+	MaxRequestSize int
+	// Compression is the batch compression codec.
+	Compression protocol.Codec
+	// MaxInFlight is the most unacknowledged requests per broker.
+	MaxInFlight int
+	// DeliveryTimeout bounds the time from reading a record to its outcome.
+	DeliveryTimeout time.Duration
+	// CloseTimeout bounds the flush after SIGINT or SIGTERM.
+	CloseTimeout time.Duration
+	// RetryBackoff is the wait before a retry.
+	RetryBackoff time.Duration
+	// MetadataMaxAge forces a metadata refresh at least this often.
+	MetadataMaxAge time.Duration
+	// TransactionalID makes the run transactional; "" means not.
+	TransactionalID string
+	// TransactionRecords commits every this many records (each chunk its
+	// own transaction); 0 means one transaction for the whole input.
+	TransactionRecords int64
+	// TransactionTimeout is the transaction timeout the coordinator applies.
+	TransactionTimeout time.Duration
+
+	// Output is the format of the per-record reports on stdout.
+	Output report.Format
+	// Rate is the most records per second handed to the producer; 0 means
+	// no limit.
+	Rate float64
+	// Progress is when the progress bar is drawn: auto, always or never.
+	Progress string
+	// Stats prints the run's summary on stderr at exit.
+	Stats bool
+	// StatsJSON is the file the summary is written to as JSON; "" means
+	// none, "-" stdout.
+	StatsJSON string
+}
+
+// buildOptions reads and validates every option. files are the command's
+// arguments. It returns the options, warnings to log, and a usage error
+// listing every problem found.
+func buildOptions(vals optionValues, files []string) (*Options, []string, error) {
+	r := &optionReader{vals: vals}
+	o := &Options{Files: files, Connection: Connection{ConfigFile: r.str("config")}}
+	r.readTarget(o)
+	r.readInput(o)
+	r.readProducer(o)
+	r.readOutput(o)
+	r.readLogLevel(&o.Connection)
+	r.readRunReport(o)
+	r.readSecurity(&o.Connection)
+	r.readDryRun(o)
+	checkFiles(r, files)
+	if err := r.err(); err != nil {
+		return nil, nil, cmdutil.AsUsageError(err)
+	}
+	var warnings []string
+	if err := o.applyTransactionRules(vals.IsSet("idempotence")); err != nil {
+		return nil, nil, cmdutil.AsUsageError(err)
+	}
+	if err := o.applyIdempotenceRules(vals.IsSet("idempotence")); err != nil {
+		return nil, nil, cmdutil.AsUsageError(err)
+	}
+	w, err := o.fitRequestTimeout()
+	if err != nil {
+		return nil, nil, cmdutil.AsUsageError(err)
+	}
+	if w != "" {
+		warnings = append(warnings, w)
+	}
+	return o, warnings, nil
+}
+
+// readTarget reads where records go.
+func (r *optionReader) readTarget(o *Options) {
+	r.readBrokers(&o.Connection)
+	o.Topic = strings.TrimSpace(r.str("topic"))
+	o.Partition = int32(r.integer("partition", -1, math.MaxInt32))
+	o.Partitioner = r.oneOf("partitioner", Partitioners()...)
+}
+
+// readBrokers reads the bootstrap brokers.
+func (r *optionReader) readBrokers(o *Connection) {
+	for _, b := range r.list("brokers") {
+		for _, addr := range splitList(b) {
+			if err := checkHostPort(addr); err != nil {
+				r.failValue("brokers", addr, err)
+			}
+			o.Brokers = append(o.Brokers, addr)
+		}
+	}
+	if len(o.Brokers) == 0 {
+		r.fail("brokers", fmt.Errorf("%w: at least one host:port is needed", ErrBadValue))
+	}
+}
+
+// readInput reads how input is split into records.
+func (r *optionReader) readInput(o *Options) {
+	o.Input.Format = r.oneOf("format", input.Formats()...)
+	o.Input.Delimiter = r.escaped("delimiter")
+	if len(o.Input.Delimiter) == 0 && !r.failed("delimiter") {
+		r.fail("delimiter", fmt.Errorf("%w: must not be empty", ErrBadValue))
+	}
+	if r.vals.IsSet("key-delimiter") {
+		o.Input.KeyDelimiter = r.escaped("key-delimiter")
+		if len(o.Input.KeyDelimiter) == 0 {
+			o.Input.KeyDelimiter = nil // an empty -K means no split
+		} else if o.Input.Format != input.FormatLines {
+			r.fail("key-delimiter", fmt.Errorf("%w: only the lines format splits keys", ErrBadValue))
+		}
+	}
+	if r.vals.IsSet("key") {
+		o.Input.Key = []byte(r.str("key"))
+	}
+	for _, h := range r.list("header") {
+		k, v, ok := strings.Cut(h, "=")
+		if !ok || k == "" {
+			r.failValue("header", h, fmt.Errorf("%w: want KEY=VALUE", ErrBadValue))
+			continue
+		}
+		o.Input.Headers = append(o.Input.Headers, protocol.Header{Key: k, Value: []byte(v)})
+	}
+	if r.vals.IsSet("null") {
+		o.Input.NullEnabled, o.Input.NullMarker = true, []byte(r.str("null"))
+	}
+	o.Input.SkipEmpty = r.boolean("skip-empty")
+	o.Input.MaxRecordBytes = r.size("max-record-bytes", 1, math.MaxInt64)
+	o.Count = r.integer("count", 0, math.MaxInt64)
+	if o.Topic == "" && o.Input.Format != input.FormatJSON && !r.failed("format") {
+		r.fail("topic", fmt.Errorf("%w: a topic is required (only json records can name their own)", ErrBadValue))
+	}
+}
+
+// readProducer reads the producer's settings.
+func (r *optionReader) readProducer(o *Options) {
+	switch a := strings.ToLower(strings.TrimSpace(r.str("acks"))); a {
+	case "all", "-1":
+		o.Acks = AcksAll
+	case "1":
+		o.Acks = AcksOne
+	case "0":
+		o.Acks = AcksNone
+	default:
+		r.failValue("acks", a, fmt.Errorf("%w: want all, -1, 1 or 0", ErrBadValue))
+	}
+	o.Idempotence = r.boolean("idempotence")
+	o.Linger = r.duration("linger", false)
+	o.BatchSize = int(r.size("batch-size", 1, math.MaxInt32))
+	o.BufferMemory = r.size("buffer-memory", 1, math.MaxInt64)
+	o.MaxRequestSize = int(r.size("max-request-size", 1, math.MaxInt32))
+	codec := r.str("compression")
+	c, err := protocol.ParseCodec(strings.TrimSpace(codec))
+	if err != nil {
+		r.failValue("compression", codec, err)
+	}
+	o.Compression = c
+	o.MaxInFlight = int(r.integer("max-in-flight", 1, math.MaxInt32))
+	o.RequestTimeout = r.duration("request-timeout", true)
+	o.DeliveryTimeout = r.duration("delivery-timeout", true)
+	o.CloseTimeout = r.duration("close-timeout", false)
+	o.RetryBackoff = r.duration("retry-backoff", false)
+	o.MetadataMaxAge = r.duration("metadata-max-age", true)
+	o.ClientID = r.str("client-id")
+	o.TransactionalID = strings.TrimSpace(r.str("transactional-id"))
+	o.TransactionRecords = r.integer("transaction-records", 0, math.MaxInt64)
+	o.TransactionTimeout = r.duration("transaction-timeout", true)
+	if o.TransactionTimeout > math.MaxInt32*time.Millisecond && !r.failed("transaction-timeout") {
+		r.fail("transaction-timeout", fmt.Errorf("%w: at most %s", ErrBadValue, math.MaxInt32*time.Millisecond))
+	}
+}
+
+// readOutput reads the format of the reports.
+func (r *optionReader) readOutput(o *Options) {
+	s := r.str("output")
+	f, err := report.ParseFormat(s)
+	if err != nil {
+		r.failValue("output", s, err)
+	}
+	o.Output = f
+}
+
+// LogLevels are the levels --log-level takes, the most verbose first.
+func LogLevels() []string { return []string{"trace", "debug", "info", "warn", "error", "disabled"} }
+
+// readLogLevel reads the level of the logs on stderr.
+func (r *optionReader) readLogLevel(o *Connection) {
+	lvl := strings.ToLower(strings.TrimSpace(r.str("log-level")))
+	l, err := zerolog.ParseLevel(lvl)
+	if err != nil || lvl == "" {
+		r.failValue("log-level", lvl, fmt.Errorf("%w: want trace, debug, info, warn, error or disabled", ErrBadValue))
+	}
+	o.LogLevel = l
+}
+
+// oneOf reads an option whose value must be one of names.
+func (r *optionReader) oneOf(key string, names ...string) string {
+	s := strings.ToLower(strings.TrimSpace(r.str(key)))
+	for _, n := range names {
+		if s == n {
+			return s
+		}
+	}
+	r.failValue(key, s, fmt.Errorf("%w: want %s", ErrBadValue, strings.Join(names, ", ")))
+	return s
+}
+
+// checkFiles rejects reading stdin twice.
+func checkFiles(r *optionReader, files []string) {
+	stdin := 0
+	for _, f := range files {
+		if f == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		r.errs = append(r.errs, fmt.Errorf("%w: stdin (-) given %d times", ErrBadValue, stdin))
+	}
+}
+
+// checkHostPort checks a broker address.
+func checkHostPort(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return fmt.Errorf("%w: want host:port", ErrBadValue)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+		return fmt.Errorf("%w: port must be 1-65535", ErrBadValue)
+	}
+	return nil
+}
+
+// applyIdempotenceRules follows the Java client: idempotence needs
+// acks=all, so with acks 0 or 1 it is off unless explicitly asked for, and
+// asking for both is an error; it also caps the in-flight requests at 5.
+func (o *Options) applyIdempotenceRules(explicit bool) error {
+	if o.Acks != AcksAll {
+		if explicit && o.Idempotence {
+			return fmt.Errorf("--idempotence needs --acks all (got --acks %d); set --idempotence=false", o.Acks)
+		}
+		o.Idempotence = false
+	}
+	if o.Idempotence && o.MaxInFlight > maxIdempotentInFlight {
+		return fmt.Errorf("--max-in-flight %d is more than %d, the most an idempotent producer may have; lower it or set --idempotence=false",
+			o.MaxInFlight, maxIdempotentInFlight)
+	}
+	return nil
+}
+
+// applyTransactionRules follows the Java client: a transactional producer
+// is idempotent, so it needs acks=all and idempotence left on.
+// --transaction-records needs --transactional-id.
+func (o *Options) applyTransactionRules(explicitIdempotence bool) error {
+	if o.TransactionalID == "" {
+		if o.TransactionRecords > 0 {
+			return fmt.Errorf("--transaction-records needs --transactional-id")
+		}
+		return nil
+	}
+	if o.Acks != AcksAll {
+		return fmt.Errorf("--transactional-id needs --acks all (got --acks %d)", o.Acks)
+	}
+	if explicitIdempotence && !o.Idempotence {
+		return fmt.Errorf("--transactional-id needs idempotence: drop --idempotence=false")
+	}
+	o.Idempotence = true
+	return nil
+}
+
+// fitRequestTimeout lowers the request timeout so that a record's linger
+// and one request fit in its delivery timeout; it returns a warning when it
+// did.
+func (o *Options) fitRequestTimeout() (string, error) {
+	if o.DeliveryTimeout >= o.RequestTimeout+o.Linger {
+		return "", nil
+	}
+	if o.DeliveryTimeout <= o.Linger {
+		return "", fmt.Errorf("--delivery-timeout %s must be longer than --linger %s", o.DeliveryTimeout, o.Linger)
+	}
+	was := o.RequestTimeout
+	o.RequestTimeout = o.DeliveryTimeout - o.Linger
+	return fmt.Sprintf("--delivery-timeout %s is shorter than --request-timeout %s + --linger %s: request timeout lowered to %s",
+		o.DeliveryTimeout, was, o.Linger, o.RequestTimeout), nil
+}

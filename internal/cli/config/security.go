@@ -1,0 +1,139 @@
+package config
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kproduce/kproduce/internal/cli/config/javaprops"
+	"github.com/kproduce/kproduce/internal/tlsconf"
+	"github.com/kproduce/kproduce/pkg/network"
+)
+
+// SecurityOptions are the TLS and SASL settings of a run. The passwords
+// are secrets: they are never logged nor put in an error.
+type SecurityOptions struct {
+	// TLS wraps every broker connection in TLS.
+	TLS bool
+	// TLSCA is the PEM file of the CAs to trust; "" means the system's.
+	TLSCA string
+	// TLSCert and TLSKey are the PEM files of the client certificate and
+	// its private key (mutual TLS); both or neither.
+	TLSCert, TLSKey string
+	// TLSKeyPassword decrypts an encrypted TLSKey.
+	TLSKeyPassword string
+	// TLSServerName is the name the brokers' certificates must hold; ""
+	// means the host connected to.
+	TLSServerName string
+	// TLSInsecureSkipVerify accepts any broker certificate.
+	TLSInsecureSkipVerify bool
+	// TLSSkipHostnameVerify checks the broker's certificate chain but not
+	// the name in it (Java's empty ssl.endpoint.identification.algorithm).
+	TLSSkipHostnameVerify bool
+
+	// SASLMechanism is PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512, upper case;
+	// "" means no SASL.
+	SASLMechanism string
+	// SASLUsername and SASLPassword are the SASL credentials.
+	SASLUsername, SASLPassword string
+
+	// TLSConfig is the client TLS configuration built from the fields
+	// above; nil without TLS.
+	TLSConfig *tls.Config
+	// SASL is the mechanism built from the fields above; nil without SASL.
+	SASL network.SASLMechanism
+}
+
+// readSecurity reads the TLS and SASL options. TLS is on with --tls, or
+// when another --tls-* option is given and --tls is not explicitly false.
+func (r *optionReader) readSecurity(o *Connection) {
+	s := &o.Security
+	s.TLS = r.boolean("tls")
+	s.TLSCA = strings.TrimSpace(r.str("tls-ca"))
+	s.TLSCert = strings.TrimSpace(r.str("tls-cert"))
+	s.TLSKey = strings.TrimSpace(r.str("tls-key"))
+	s.TLSKeyPassword = r.secret("tls-key-password")
+	s.TLSServerName = strings.TrimSpace(r.str("tls-server-name"))
+	s.TLSInsecureSkipVerify = r.boolean("tls-insecure-skip-verify")
+	if !r.vals.IsSet("tls") {
+		s.TLS = s.TLSCA != "" || s.TLSCert != "" || s.TLSKey != "" || s.TLSServerName != "" || s.TLSInsecureSkipVerify
+	}
+	if (s.TLSCert == "") != (s.TLSKey == "") && !r.failed("tls-cert") {
+		r.fail("tls-cert", fmt.Errorf("%w: --tls-cert and --tls-key go together (the client certificate and its private key)", ErrBadValue))
+	}
+	r.readSASL(s)
+}
+
+// readSASL reads the SASL options.
+func (r *optionReader) readSASL(s *SecurityOptions) {
+	mech := strings.ToUpper(strings.TrimSpace(r.str("sasl-mechanism")))
+	s.SASLUsername = r.str("sasl-username")
+	s.SASLPassword = r.secret("sasl-password")
+	if mech == "" {
+		return
+	}
+	if !slices.Contains(network.SASLMechanisms(), mech) {
+		r.failValue("sasl-mechanism", mech, fmt.Errorf("%w: want %s", ErrBadValue, strings.Join(network.SASLMechanisms(), ", ")))
+		return
+	}
+	s.SASLMechanism = mech
+	if s.SASLUsername == "" {
+		r.fail("sasl-username", fmt.Errorf("%w: --sasl-mechanism %s needs a user name", ErrBadValue, mech))
+	}
+	if s.SASLPassword == "" {
+		r.fail("sasl-password", fmt.Errorf("%w: --sasl-mechanism %s needs a password (--sasl-password, KPRODUCE_SASL_PASSWORD or the config file)", ErrBadValue, mech))
+	}
+}
+
+// secret reads an option holding a secret: an error never shows it.
+func (r *optionReader) secret(key string) string {
+	s, err := toString(r.vals.Get(key))
+	if err != nil {
+		r.fail(key, errors.New("one value expected"))
+	}
+	return s
+}
+
+// build makes the TLS configuration and the SASL mechanism, reading the
+// PEM files. Every error is a usage error: nothing was sent yet.
+func (s *SecurityOptions) build() error {
+	if s.SASLMechanism != "" {
+		m, err := network.NewSASLMechanism(s.SASLMechanism, s.SASLUsername, s.SASLPassword)
+		if err != nil {
+			return fmt.Errorf("--sasl-mechanism: %w", err)
+		}
+		s.SASL = m
+	}
+	if !s.TLS {
+		return nil
+	}
+	cfg, err := tlsconf.Config{
+		CAFile: s.TLSCA, CertFile: s.TLSCert, KeyFile: s.TLSKey, KeyPassword: s.TLSKeyPassword,
+		ServerName: s.TLSServerName, InsecureSkipVerify: s.TLSInsecureSkipVerify, SkipHostnameVerify: s.TLSSkipHostnameVerify,
+	}.Build()
+	if err != nil {
+		return err
+	}
+	s.TLSConfig = cfg
+	return nil
+}
+
+// logFields returns the security settings as log fields, passwords
+// redacted.
+func (s *SecurityOptions) logFields() map[string]any {
+	f := map[string]any{"tls": s.TLS}
+	if s.TLS {
+		f["tls_ca"], f["tls_cert"], f["tls_key"] = s.TLSCA, s.TLSCert, s.TLSKey
+		f["tls_server_name"], f["tls_insecure_skip_verify"] = s.TLSServerName, s.TLSInsecureSkipVerify
+		f["tls_verify_hostname"] = !s.TLSSkipHostnameVerify && !s.TLSInsecureSkipVerify
+		if s.TLSKeyPassword != "" {
+			f["tls_key_password"] = javaprops.Redacted
+		}
+	}
+	if s.SASLMechanism != "" {
+		f["sasl_mechanism"], f["sasl_username"], f["sasl_password"] = s.SASLMechanism, s.SASLUsername, javaprops.Redacted
+	}
+	return f
+}

@@ -1,0 +1,134 @@
+package config
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/kproduce/kproduce/internal/cli/input"
+	"github.com/kproduce/kproduce/internal/cli/report"
+	"github.com/kproduce/kproduce/pkg/network"
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// optionKind says how an option is given on the command line and how a
+// value from the environment or a config file is read.
+type optionKind int
+
+const (
+	kindString optionKind = iota // one value
+	kindBool                     // true or false
+	kindList                     // a list; a string is split at commas
+	kindArray                    // repeatable; a string is one element
+)
+
+// optionSpec describes one option: its flag and the config key and
+// environment variable of the same name.
+type optionSpec struct {
+	Name, Short, Default, Usage string
+	Kind                        optionKind
+	// NoConfig options cannot be set in a config file.
+	NoConfig bool
+	// Choices are the values an enumerated option takes (shell completion
+	// offers them); nil for the others.
+	Choices []string
+}
+
+// optionSpecs lists every option in help order. In Usage, the back-quoted
+// word names the flag's argument in the help text.
+func optionSpecs() []optionSpec {
+	return []optionSpec{
+		{Name: "brokers", Short: "b", Default: "127.0.0.1:9092", Kind: kindList, Usage: "bootstrap brokers, comma-separated `host:port,...`"},
+		{Name: "topic", Short: "t", Usage: "`topic` to produce to (required unless every JSON record names one)"},
+		{Name: "partition", Short: "p", Default: "-1", Usage: "fixed `partition`; -1 lets the partitioner choose"},
+		{Name: "partitioner", Default: "murmur2", Choices: Partitioners(), Usage: "partitioner `name`: murmur2 (Java's default: keyed murmur2, unkeyed sticky) | round-robin | random | crc32"},
+		{Name: "dry-run", Default: "false", Kind: kindBool, NoConfig: true, Usage: "read and route every record, print where each would go, send nothing"},
+		{Name: "partitions", Default: "0", NoConfig: true, Usage: "with --dry-run: every topic has `N` partitions, no cluster needed (0: ask the cluster)"},
+		{Name: "format", Short: "f", Default: "lines", Choices: input.Formats(), Usage: "input `format`: lines | json | file"},
+		{Name: "delimiter", Short: "D", Default: `\n`, Usage: "record `delimiter` for lines and json (escapes \\n \\r \\t \\0 \\\\ \\xNN; several bytes allowed)"},
+		{Name: "key-delimiter", Short: "K", Usage: "split each line at the first `delimiter` into key and value (same escapes)"},
+		{Name: "key", Short: "k", Usage: "`key` for every record that has no key of its own"},
+		{Name: "header", Short: "H", Kind: kindArray, Usage: "`KEY=VALUE` header on every record (repeatable)"},
+		{Name: "null", Usage: "a key or value equal to `string` is sent as null (a tombstone when it is the value)"},
+		{Name: "skip-empty", Default: "false", Kind: kindBool, Usage: "skip empty records (by default an empty line is an empty value)"},
+		{Name: "max-record-bytes", Default: "1MiB", Usage: "an input record larger than `bytes` fails on its own"},
+		{Name: "count", Short: "c", Default: "0", Usage: "stop after `N` records (0: no limit)"},
+		{Name: "acks", Short: "a", Default: "all", Choices: []string{"all", "-1", "1", "0"}, Usage: "acknowledgements to wait for, `acks`: all | 1 | 0"},
+		{Name: "idempotence", Default: "true", Kind: kindBool, Usage: "idempotent producer (needs acks=all; off by default with acks 0 or 1)"},
+		{Name: "linger", Default: "5ms", Usage: "wait up to `duration` for more records before sending a batch"},
+		{Name: "batch-size", Default: "1MiB", Usage: "largest record batch in `bytes`"},
+		{Name: "buffer-memory", Default: "32MiB", Usage: "`bytes` of records waiting to be sent before input is paused"},
+		{Name: "max-request-size", Default: "1MiB", Usage: "largest produce request in `bytes`"},
+		{Name: "compression", Short: "z", Default: "none", Choices: protocol.CodecNames(), Usage: "compression `codec`: none | gzip | snappy | lz4 | zstd"},
+		{Name: "max-in-flight", Default: "5", Usage: "unacknowledged requests per broker, at most `N` (at most 5 with idempotence)"},
+		{Name: "request-timeout", Default: "30s", Usage: "wait up to `duration` for a broker's answer"},
+		{Name: "delivery-timeout", Default: "2m", Usage: "give up on a record `duration` after it was read"},
+		{Name: "close-timeout", Default: "5s", Usage: "bound the flush after SIGINT or SIGTERM to `duration`"},
+		{Name: "retry-backoff", Default: "100ms", Usage: "wait `duration` before retrying a failed request"},
+		{Name: "metadata-max-age", Default: "5m", Usage: "refresh metadata at least every `duration`"},
+		{Name: "client-id", Default: "kproduce", Usage: "client `id` sent to the brokers"},
+		{Name: "transactional-id", Usage: "produce the input as one transaction with this transactional `id` (committed at the end, aborted on any failure)"},
+		{Name: "transaction-records", Default: "0", Usage: "with --transactional-id, commit every `N` records, each chunk its own transaction (0: the whole input)"},
+		{Name: "transaction-timeout", Default: "60s", Usage: "the coordinator aborts a transaction left open longer than `duration`"},
+		{Name: "tls", Default: "false", Kind: kindBool, Usage: "connect to the brokers with TLS (implied by the other --tls-* options)"},
+		{Name: "tls-ca", Usage: "PEM `file` of the CAs that sign the brokers' certificates (default: the system's)"},
+		{Name: "tls-cert", Usage: "PEM `file` of the client certificate, for brokers that require one (mutual TLS)"},
+		{Name: "tls-key", Usage: "PEM `file` of the client certificate's private key (PKCS #1, #8 or SEC 1; may be encrypted)"},
+		{Name: "tls-key-password", Usage: "`password` of an encrypted --tls-key (better: KPRODUCE_TLS_KEY_PASSWORD)"},
+		{Name: "tls-server-name", Usage: "`name` to verify the brokers' certificates against instead of the host connected to"},
+		{Name: "tls-insecure-skip-verify", Default: "false", Kind: kindBool, Usage: "do not verify the brokers' certificates (insecure: for tests only)"},
+		{Name: "sasl-mechanism", Choices: network.SASLMechanisms(), Usage: "SASL `mechanism`: PLAIN | SCRAM-SHA-256 | SCRAM-SHA-512"},
+		{Name: "sasl-username", Usage: "SASL `user` name"},
+		{Name: "sasl-password", Usage: "SASL `password` (better: KPRODUCE_SASL_PASSWORD or the config file)"},
+		{Name: "property", Short: "X", Kind: kindArray, Usage: "Java producer property `KEY=VALUE` (bootstrap.servers, acks, linger.ms, ...), repeatable"},
+		{Name: "config", NoConfig: true, Usage: "kproduce YAML `file`, or a Java producer .properties file"},
+		{Name: "output", Short: "o", Default: "text", Choices: report.FormatNames(), Usage: "delivery reports on stdout: text | json | none | a `template` (%t %p %o %d %k %v %s %n %e %%)"},
+		{Name: "log-level", Default: "warn", Choices: LogLevels(), Usage: "`level` of the logs on stderr: trace | debug | info | warn | error | disabled"},
+		{Name: "rate", Default: "0", Usage: "send at most `N` records per second, evenly spaced (decimals allowed: 0.5 is one every 2s; 0: no limit)"},
+		{Name: "progress", Default: "auto", Choices: []string{ProgressAuto, ProgressAlways, ProgressNever}, Usage: "progress bar on stderr, `when`: auto (stderr is a terminal and the inputs are files) | always | never"},
+		{Name: "stats", Default: "false", Kind: kindBool, Usage: "print a summary on stderr at exit: records, bytes, throughput, requests, batches, retries, latency"},
+		{Name: "stats-json", Usage: "write the summary of --stats as one JSON object to `file` (- for stdout)"},
+	}
+}
+
+// AddFlags defines the flag of every option of the produce command on fs.
+func AddFlags(fs *pflag.FlagSet) {
+	addSpecFlags(fs, optionSpecs())
+}
+
+// addSpecFlags defines the flags of specs on fs, in order.
+func addSpecFlags(fs *pflag.FlagSet, specs []optionSpec) {
+	for _, o := range specs {
+		switch o.Kind {
+		case kindBool:
+			fs.BoolP(o.Name, o.Short, o.Default == "true", o.Usage)
+		case kindList:
+			fs.StringSliceP(o.Name, o.Short, splitList(o.Default), o.Usage)
+		case kindArray:
+			fs.StringArrayP(o.Name, o.Short, nil, o.Usage)
+		default:
+			fs.StringP(o.Name, o.Short, o.Default, o.Usage)
+		}
+	}
+	fs.SortFlags = false
+}
+
+// lookupSpec returns the spec of the option with the given long name.
+func lookupSpec(name string) (optionSpec, bool) {
+	for _, o := range optionSpecs() {
+		if o.Name == name {
+			return o, true
+		}
+	}
+	return optionSpec{}, false
+}
+
+// Choices returns, per enumerated option, the values it takes: what shell
+// completion offers.
+func Choices() map[string][]string {
+	m := map[string][]string{}
+	for _, o := range optionSpecs() {
+		if o.Choices != nil {
+			m[o.Name] = o.Choices
+		}
+	}
+	return m
+}

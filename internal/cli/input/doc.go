@@ -1,0 +1,22 @@
+// Package input splits kproduce's inputs into records: lines (a delimiter
+// of any bytes, an optional key split off each), JSON objects (kcat -J's
+// output read as is, keys and values the raw bytes of their strings), or
+// whole files, with the -k key, --null marker and -H headers applied. It
+// also opens the inputs, named pipes included.
+//
+// Invariants:
+//   - Every input file is opened before the first record is produced; a
+//     named pipe is only checked for read permission then, and opened on
+//     its first read, because opening a pipe waits for a writer.
+//   - Readers never hold more than one record: a record larger than
+//     Config.MaxRecordBytes is counted and discarded up to its delimiter,
+//     so memory stays bounded by the limit plus the read buffer. A record
+//     returned by a reader, its key, value and headers are valid only until
+//     the next call to Next. Record numbers count every record of a
+//     source, including skipped empty ones and failed ones.
+//   - The lines reader returns a record as soon as its delimiter has been
+//     read; it never waits for more input first.
+//
+// The package knows nothing of flags or config files: it is given a
+// Config.
+package input

@@ -1,0 +1,170 @@
+package input
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"time"
+)
+
+// minSplitBuffer is the smallest read buffer of a splitter (bufio's own
+// minimum).
+const minSplitBuffer = 16
+
+// splitter cuts a stream into records at a delimiter of one or more bytes.
+//
+// It scans bytes buffered in a bufio.Reader (Peek, then Discard), so a
+// record that fits in the buffer is returned without a copy. A longer
+// record is gathered in acc, but never more than the record size limit: a
+// larger record is read and thrown away up to its delimiter, so its size
+// costs no memory. When the buffer fills without a delimiter, the last
+// len(delim)-1 bytes stay buffered, so a delimiter split across two reads
+// is still found. The underlying reader is read only when the buffered
+// bytes hold no delimiter, and each read returns as soon as the source
+// gives any bytes, so a record is returned as soon as its delimiter
+// arrives (prompt on pipes).
+type splitter struct {
+	br    *bufio.Reader
+	delim []byte
+	limit int64  // the largest record returned
+	acc   []byte // a record longer than the buffer, reused
+	eof   bool   // the source has ended
+	// readAt is when the last read from the source returned: the time the
+	// records now buffered became available.
+	readAt time.Time
+}
+
+// newSplitter returns a splitter reading r through a buffer of bufSize
+// bytes (at least twice the delimiter).
+func newSplitter(r io.Reader, delim []byte, limit int64, bufSize int) *splitter {
+	bufSize = max(bufSize, minSplitBuffer, 2*len(delim))
+	return &splitter{br: bufio.NewReaderSize(r, bufSize), delim: delim, limit: limit}
+}
+
+// next returns the next record without its delimiter and its size in
+// bytes. When size is above the limit, rec is nil: the record was skipped.
+// rec is valid until the next call. At the end of the input it returns
+// io.EOF; a final record without a delimiter is still a record.
+func (s *splitter) next() (rec []byte, size int64, err error) {
+	s.acc = s.acc[:0]
+	spanning := false // part of the record left the buffer
+	scanned := 0      // buffered bytes already searched for the delimiter
+	d := len(s.delim)
+	for {
+		buf, _ := s.br.Peek(s.br.Buffered()) // cannot fail: the bytes are buffered
+		from := max(0, scanned-(d-1))
+		if i := bytes.Index(buf[from:], s.delim); i >= 0 {
+			end := from + i
+			rec = buf[:end]
+			size += int64(end)
+			if spanning {
+				rec = s.keep(size, buf[:end])
+			}
+			_, _ = s.br.Discard(end + d)
+			if size > s.limit {
+				return nil, size, nil
+			}
+			return rec, size, nil
+		}
+		scanned = len(buf)
+		if s.eof {
+			if len(buf) == 0 && !spanning {
+				return nil, 0, io.EOF
+			}
+			size += int64(len(buf))
+			rec = buf
+			if spanning {
+				rec = s.keep(size, buf)
+			}
+			_, _ = s.br.Discard(len(buf))
+			if size > s.limit {
+				return nil, size, nil
+			}
+			return rec, size, nil
+		}
+		if len(buf) == s.br.Size() { // full: move all but a possible delimiter prefix out
+			move := len(buf) - (d - 1)
+			size += int64(move)
+			s.keep(size, buf[:move])
+			_, _ = s.br.Discard(move)
+			spanning, scanned = true, d-1
+		}
+		if err := s.fill(); err != nil {
+			return nil, 0, err
+		}
+	}
+}
+
+// keep appends part of a record to acc while the record (size bytes so
+// far) is within the limit, and returns acc.
+func (s *splitter) keep(size int64, part []byte) []byte {
+	if size <= s.limit {
+		s.acc = append(s.acc, part...)
+	}
+	return s.acc
+}
+
+// fill reads once more from the source; at its end it sets eof.
+func (s *splitter) fill() error {
+	_, err := s.br.Peek(s.br.Buffered() + 1)
+	s.readAt = time.Now()
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, io.EOF):
+		s.eof = true
+		return nil
+	}
+	return err
+}
+
+// linesReader reads the lines format: records split at --delimiter, a key
+// split off at the first --key-delimiter.
+type linesReader struct {
+	source    string
+	split     *splitter
+	keyDelim  []byte
+	skipEmpty bool
+	shaper    recordShaper
+	number    int64
+}
+
+// newLinesReader returns a lines reader over r with a read buffer of
+// bufSize bytes.
+func newLinesReader(cfg *Config, source string, r io.Reader, bufSize int) *linesReader {
+	return &linesReader{
+		source:    source,
+		split:     newSplitter(r, cfg.Delimiter, cfg.MaxRecordBytes, bufSize),
+		keyDelim:  cfg.KeyDelimiter,
+		skipEmpty: cfg.SkipEmpty,
+		shaper:    newRecordShaper(cfg),
+	}
+}
+
+// Next reads the next record.
+func (l *linesReader) Next(rec *Record) error {
+	for {
+		data, size, err := l.split.next()
+		if err != nil {
+			return err
+		}
+		l.number++
+		if size == 0 && l.skipEmpty {
+			continue
+		}
+		*rec = Record{Source: l.source, Number: l.number, Partition: -1, Headers: l.shaper.headers, ReadAt: l.split.readAt}
+		if size > l.split.limit {
+			rec.Err = tooLarge(size, l.split.limit)
+			return nil
+		}
+		if l.keyDelim != nil {
+			if k, v, found := bytes.Cut(data, l.keyDelim); found {
+				l.shaper.shape(rec, k, true, v)
+				return nil
+			}
+		}
+		l.shaper.shape(rec, nil, false, data)
+		return nil
+	}
+}

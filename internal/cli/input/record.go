@@ -1,0 +1,108 @@
+package input
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// inputBufferSize is the read buffer of the lines and json readers: a
+// record that fits is returned without being copied. 256 KiB reads as fast
+// as 1 MiB (measured on 100-byte lines) and keeps the peak RSS lower.
+const inputBufferSize = 256 << 10
+
+// The input formats.
+const (
+	FormatLines = "lines" // records split at a delimiter, an optional key split off each
+	FormatJSON  = "json"  // one JSON object per record (kcat -J's output among them)
+	FormatFile  = "file"  // each input is one record
+)
+
+// Formats are the input formats, in the order the help lists them.
+func Formats() []string { return []string{FormatLines, FormatJSON, FormatFile} }
+
+// ErrUnknownFormat is wrapped by the error of NewReader for a format it
+// does not know.
+var ErrUnknownFormat = errors.New("unknown input format")
+
+// Config says how input is split into records and what every record
+// gets. The zero value is not usable: Format and Delimiter are needed.
+type Config struct {
+	// Format is FormatLines, FormatJSON or FormatFile.
+	Format string
+	// Delimiter separates records in the lines and json formats (never empty).
+	Delimiter []byte
+	// KeyDelimiter splits a line into key and value; nil means no split.
+	KeyDelimiter []byte
+	// Key is the key of every record without a key of its own; nil: none.
+	Key []byte
+	// Headers are added to every record, after the record's own headers.
+	Headers []protocol.Header
+	// NullMarker is the key or value sent as null when NullEnabled.
+	NullMarker []byte
+	// NullEnabled says whether a null marker was given (it may be empty).
+	NullEnabled bool
+	// SkipEmpty skips empty input records (they still use a record number).
+	SkipEmpty bool
+	// MaxRecordBytes is the largest raw input record accepted.
+	MaxRecordBytes int64
+}
+
+// ErrRecordTooLarge is wrapped by the error of an input record larger than
+// --max-record-bytes.
+var ErrRecordTooLarge = errors.New("record too large")
+
+// Record is one record read from an input, with its position.
+type Record struct {
+	Source    string // file name or "-"
+	Number    int64  // 1-based record number in its source (skipped empty records still count)
+	Topic     string // "" = the default topic (--topic)
+	Partition int32  // -1 = use --partition / partitioner
+	Key       []byte // nil = null; valid until the next Next call
+	Value     []byte // nil = null; valid until the next Next call
+	// Headers are the record's own headers (json) followed by the -H
+	// headers; valid until the next Next call.
+	Headers   []protocol.Header
+	Timestamp int64 // ms; 0 = none given (use ReadAt)
+	// ReadAt is when the record's bytes were read from the source (the
+	// read that completed it); its timestamp unless one is given.
+	ReadAt time.Time
+	// Err is non-nil when this record failed while being read (too large,
+	// malformed JSON): report it, do not produce it.
+	Err error
+}
+
+// Reader reads the records of one input.
+type Reader interface {
+	// Next fills rec with the next record. It returns io.EOF at the end of
+	// the input; any other error is a read error of the source, after
+	// which the reader must not be used. A record that could not be parsed
+	// is returned with rec.Err set and a nil error.
+	Next(rec *Record) error
+}
+
+// NewReader returns the reader of cfg.Format for the input r named source.
+func NewReader(cfg *Config, source string, r io.Reader) (Reader, error) {
+	return newReaderSize(cfg, source, r, inputBufferSize)
+}
+
+// newReaderSize is NewReader with the read buffer size given.
+func newReaderSize(cfg *Config, source string, r io.Reader, bufSize int) (Reader, error) {
+	switch cfg.Format {
+	case FormatLines:
+		return newLinesReader(cfg, source, r, bufSize), nil
+	case FormatJSON:
+		return newJSONReader(cfg, source, r, bufSize), nil
+	case FormatFile:
+		return newFileReader(cfg, source, r), nil
+	}
+	return nil, fmt.Errorf("--format %q: %w: want lines, json or file", cfg.Format, ErrUnknownFormat)
+}
+
+// tooLarge is the error of a record of size bytes over the limit.
+func tooLarge(size, limit int64) error {
+	return fmt.Errorf("%w: %d bytes, more than --max-record-bytes %d", ErrRecordTooLarge, size, limit)
+}

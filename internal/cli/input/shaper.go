@@ -1,0 +1,55 @@
+package input
+
+import (
+	"bytes"
+
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// recordShaper applies the options every format shares: the default key
+// (-k), --null and the -H headers.
+type recordShaper struct {
+	key         []byte
+	nullMarker  []byte
+	nullEnabled bool
+	headers     []protocol.Header
+	empty       []byte // a non-nil empty value
+}
+
+// newRecordShaper returns the shaper of cfg.
+func newRecordShaper(cfg *Config) recordShaper {
+	return recordShaper{
+		key:         cfg.Key,
+		nullMarker:  cfg.NullMarker,
+		nullEnabled: cfg.NullEnabled,
+		headers:     cfg.Headers,
+		empty:       make([]byte, 0),
+	}
+}
+
+// shape sets rec's key and value. hasKey says whether the record has a key
+// of its own (else -k applies); --null applies to its own key and to the
+// value.
+func (s *recordShaper) shape(rec *Record, key []byte, hasKey bool, value []byte) {
+	if hasKey {
+		rec.Key = s.nullify(key)
+	} else {
+		rec.Key = s.key
+	}
+	rec.Value = s.nullify(value)
+}
+
+// nullify returns nil for the --null marker, and a non-nil slice for an
+// empty value.
+func (s *recordShaper) nullify(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	if s.nullEnabled && bytes.Equal(b, s.nullMarker) {
+		return nil
+	}
+	if len(b) == 0 {
+		return s.empty
+	}
+	return b
+}

@@ -1,0 +1,139 @@
+package metadatacmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/cli/config"
+	"github.com/kproduce/kproduce/pkg/admin"
+)
+
+// metadataFlags are kproduce metadata's own options.
+type metadataFlags struct {
+	output  string
+	timeout time.Duration
+}
+
+// NewCommand returns kproduce metadata: the cluster's brokers, topics and
+// the API versions kproduce would use, like kcat -L. Its exit status goes
+// to *code.
+func NewCommand(s cmdutil.Streams, code *int) *cobra.Command {
+	cmd := cmdutil.NewSubcommand("metadata [flags]",
+		"Show the cluster's brokers, topics and API versions",
+		`kproduce metadata shows the cluster's brokers (id, address, rack, the
+controller), its topics (or the -t one) with their partitions' leaders,
+replicas, in-sync replicas and errors, and for each broker the versions of
+the APIs kproduce speaks that kproduce would use with it (the highest both
+speak), or "unsupported".
+
+Exit status: 0 ok; 1 when the cluster cannot be reached within --timeout, a
+topic has an error (e.g. UNKNOWN_TOPIC_OR_PARTITION: it does not exist) or
+a broker could not be asked for its versions; 2 bad usage.`,
+		`  kproduce metadata -b kafka:9092
+  kproduce metadata -b kafka:9092 -t events -o json | jq '.topics[0].partitions'`,
+	)
+	fs := cmd.Flags()
+	fs.StringP("topic", "t", "", "describe only `topic` (default: every topic)")
+	fs.StringP("output", "o", "text", "output `format`: text | json")
+	fs.String("timeout", cmdutil.DefaultSubcommandTimeout.String(), "give up on the cluster after `duration`")
+	config.AddConnectionFlags(fs)
+	choices := config.Choices()
+	choices["output"] = []string{"text", "json"}
+	cmdutil.RegisterChoices(cmd, choices)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		conn, err := config.LoadConnection(cmd.Flags(), s.Err)
+		if err != nil {
+			return err
+		}
+		r := config.NewFlagReader(cmd.Flags())
+		f := metadataFlags{output: r.Output(), timeout: r.Duration("timeout", true)}
+		if err := r.Err(); err != nil {
+			return err
+		}
+		*code = runMetadata(cmd.Context(), conn, f, s)
+		return nil
+	}
+	return cmd
+}
+
+// runMetadata fetches and prints the metadata; it returns the exit status.
+func runMetadata(parent context.Context, opts *config.Connection, f metadataFlags, s cmdutil.Streams) int {
+	ctx, cancel := context.WithTimeout(parent, f.timeout)
+	defer cancel()
+	client, err := admin.New(opts.AdminConfig())
+	if err != nil {
+		cmdutil.PrintError(s.Err, cmdutil.AsUsageError(err))
+		return cmdutil.ExitUsage
+	}
+	defer client.Close()
+	var topics []string
+	if opts.Topic != "" {
+		topics = []string{opts.Topic}
+	}
+	md, err := client.Metadata(ctx, topics)
+	if err != nil {
+		return cmdutil.FailureStatus(parent, s, err)
+	}
+	rep := newMetadataReport(md)
+	for i := range rep.Brokers {
+		b := &rep.Brokers[i]
+		bctx, bcancel := brokerContext(ctx, len(rep.Brokers)-i)
+		versions, err := client.BrokerVersions(bctx, b.ID)
+		bcancel()
+		if err != nil {
+			msg := fmt.Sprintf("broker %d (%s): %v", b.ID, b.addr(), err)
+			b.Error = &msg
+			continue
+		}
+		rep.setVersions(b, versions)
+	}
+	if parent.Err() != nil {
+		return cmdutil.ExitInterrupted
+	}
+	if err := printMetadata(rep, f.output, s); err != nil {
+		cmdutil.PrintError(s.Err, err)
+		return cmdutil.ExitFailed
+	}
+	if rep.failed() {
+		return cmdutil.ExitFailed
+	}
+	return cmdutil.ExitOK
+}
+
+// printMetadata writes the report on stdout; in text mode, the errors of
+// topics and brokers also go to stderr.
+func printMetadata(rep *metadataReport, output string, s cmdutil.Streams) error {
+	if output == "json" {
+		enc := json.NewEncoder(s.Out)
+		return enc.Encode(rep)
+	}
+	if err := rep.writeText(s.Out); err != nil {
+		return err
+	}
+	for _, b := range rep.Brokers {
+		if b.Error != nil {
+			fmt.Fprintf(s.Err, "error: %s\n", *b.Error)
+		}
+	}
+	for _, t := range rep.Topics {
+		if t.Error != nil {
+			fmt.Fprintf(s.Err, "error: topic %s: %s\n", t.Name, *t.Error)
+		}
+	}
+	return nil
+}
+
+// brokerContext gives one of n brokers still to ask its share of the time
+// left, so that one unreachable broker does not use up the others' time.
+func brokerContext(ctx context.Context, n int) (context.Context, context.CancelFunc) {
+	d, ok := ctx.Deadline()
+	if !ok || n <= 1 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, time.Until(d)/time.Duration(n))
+}

@@ -1,0 +1,91 @@
+package producecmd
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/cli/config"
+)
+
+// NewCommand returns the produce command, kproduce itself: it reads
+// records from FILEs or stdin and produces them. Running it resolves the
+// options and produces, storing the exit status in *code. The caller adds
+// the subcommands.
+func NewCommand(s cmdutil.Streams, code *int) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "kproduce [flags] [FILE ...]",
+		Short: "Produce records to Kafka from stdin or files",
+		Long: `kproduce produces records to Kafka from FILEs, or from stdin when no FILE is
+given or FILE is "-". Every option can also be set with an environment
+variable (KPRODUCE_ and the long flag name in upper case, '-' as '_', e.g.
+KPRODUCE_BROKERS), in a YAML --config file whose keys are the long flag names,
+or as a Java producer property (-X or a .properties --config file).
+Precedence: flag (and -X) > environment > config file > default.
+
+Input formats (-f):
+  lines  records split at -D (default newline; a last record needs none);
+         -K splits a key off each line; CR is kept unless -D says '\r\n'
+  json   one object per line: {"topic":..,"partition":..,"key":..,
+         "value":.. (or "payload"),"headers":..,"timestamp":.. (or "ts", ms)};
+         kcat -J output is read as is; strings are the raw bytes (no base64);
+         null is a null key or value; other JSON values are sent as compact
+         JSON text; blank lines are skipped
+  file   each FILE (or all of stdin) is one record, byte for byte
+
+One report per record goes to stdout (-o); failures go to stderr.
+Exit status: 0 all delivered, 1 some record failed, 2 bad usage (nothing
+sent), 130 interrupted.
+
+The subcommands metadata and check inspect and smoke-test a cluster (see
+kproduce metadata --help, kproduce check --help). A FILE named like a
+subcommand (or help) is given as a path: kproduce -t t ./check`,
+		Example:       usageExamples,
+		Args:          cobra.ArbitraryArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := config.Load(cmd.Flags(), args, s.Err)
+			if err != nil {
+				return err
+			}
+			*code = runProduce(cmd.Context(), opts, s)
+			return nil
+		},
+	}
+	cmd.SetIn(s.In)
+	cmd.SetOut(s.Out)
+	cmd.SetErr(s.Err)
+	config.AddFlags(cmd.Flags())
+	cmdutil.RegisterChoices(cmd, config.Choices())
+	return cmd
+}
+
+// usageExamples is the Examples section of the help text.
+const usageExamples = `  # Piping lines from a shell script: one record per line, reports on stdout
+  # (TOPIC/PARTITION@OFFSET), failures on stderr; exit 0 only if all were delivered
+  printf 'user1\tlogin\nuser2\tlogout\n' | kproduce -b kafka:9092 -t events -K '\t'
+  tail -F app.log | kproduce -t app-logs -o none
+
+  # Batch-loading files: several files in order, compressed; a failure names
+  # its file and line (orders-2.txt:1734)
+  kproduce -b kafka:9092 -t orders -z zstd -o none orders-*.txt
+  kcat -C -b src:9092 -t events -J -e | kproduce -b dst:9092 -f json
+  kproduce -t blobs -f file -k img a.png b.png -o '%s -> %p@%o\n'
+
+  # Smoke-testing a cluster in CI: ten records, one JSON report each
+  seq 10 | kproduce -b "$KAFKA" -t smoke -o json --delivery-timeout 30s
+  kproduce check -b "$KAFKA" -t smoke --create --count 3 --timeout 30s
+
+  # Where would each record go? Nothing is sent (--partitions N: offline)
+  kproduce -t orders -K : --dry-run orders.txt
+
+  # A file as one transaction (read_committed consumers see all or nothing);
+  # at most 500 records/s, with a summary at the end
+  kproduce -t orders --transactional-id orders-load --rate 500 --stats orders.txt
+
+  # Java producer properties: a file, or one at a time
+  kproduce -t events --config producer.properties -X linger.ms=20 < data.txt
+
+  # TLS with a private CA, SCRAM credentials; the password from the environment
+  KPRODUCE_SASL_PASSWORD=s3cret kproduce -b kafka:9093 -t events --tls-ca ca.pem \
+    --sasl-mechanism SCRAM-SHA-512 --sasl-username alice < data.txt`

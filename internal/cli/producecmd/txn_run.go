@@ -1,0 +1,255 @@
+package producecmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/kproduce/kproduce/internal/cli/input"
+	"github.com/kproduce/kproduce/internal/cli/report"
+	"github.com/kproduce/kproduce/pkg/sender"
+)
+
+// txnRun runs the input as transactions (--transactional-id): one for the
+// whole input, or one per --transaction-records records. Reports are held
+// until their transaction's outcome is known: a committed transaction's
+// records are reported delivered with their offsets, an aborted one's as
+// failed. After an abort the run stops reading.
+type txnRun struct {
+	r         *producerRun
+	limit     int64 // records per transaction, 0: the whole input
+	keepBytes bool  // the reports print keys or values: hold copies
+
+	// ctl serializes the reader's records with the beginning and end of
+	// transactions, which the reader or, after an interrupt, the main
+	// goroutine performs. It guards the fields below.
+	ctl              sync.Mutex
+	open             bool   // a transaction is open
+	count            int64  // records of the open transaction
+	stopped          bool   // a transaction was aborted, or the run ended: no more records
+	aborted          bool   // a transaction was aborted
+	committedTxns    int64  // transactions committed
+	committedRecords int64  // records of the committed transactions
+	finalReason      string // the abort reason of reports released after Close ("" after a commit)
+	releaseAtClose   bool   // reports are released once the producer has closed
+
+	mu      sync.Mutex   // guards held and failure: the producer's callback writes them
+	held    *heldReports // the open transaction's reports
+	failure string       // the first failure of the open transaction, with its position
+}
+
+func newTxnRun(r *producerRun, keepBytes bool) *txnRun {
+	return &txnRun{r: r, limit: r.opts.TransactionRecords, keepBytes: keepBytes, held: new(heldReports)}
+}
+
+// hold keeps a report until its transaction ends.
+func (t *txnRun) hold(source int32, rep *report.Record) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.held.put(source, rep, t.keepBytes)
+	if rep.Err != nil && t.failure == "" && !errors.Is(rep.Err, sender.ErrTransactionAborted) {
+		t.failure = fmt.Sprintf("%s:%d: %v", rep.Source, rep.Number, rep.Err)
+	}
+}
+
+// note reserves the place of a record read in the open transaction's
+// reports (input order).
+func (t *txnRun) note(source int32, number int64) {
+	t.mu.Lock()
+	t.held.note(source, number)
+	t.mu.Unlock()
+}
+
+// cloneBytes copies b, keeping nil and empty apart.
+func cloneBytes(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte{}, b...)
+}
+
+// firstFailure is the first failure of the open transaction, "" when none.
+func (t *txnRun) firstFailure() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.failure
+}
+
+// record produces one input record inside a transaction, opening one when
+// needed and committing it after --transaction-records records. It
+// returns false when reading must stop.
+func (t *txnRun) record(ctx context.Context, source int32, rec *input.Record) bool {
+	t.ctl.Lock()
+	defer t.ctl.Unlock()
+	if t.stopped {
+		return false
+	}
+	if !t.open {
+		if err := t.r.prod.BeginTransaction(); err != nil {
+			t.r.rep.Report(&report.Record{Source: rec.Source, Number: rec.Number, Topic: t.r.opts.Topic, Partition: -1,
+				Offset: -1, Timestamp: -1, Err: sendError(err)})
+			t.stopped = true
+			return false
+		}
+		t.open, t.count = true, 0
+	}
+	var srec sender.Record
+	t.note(source, rec.Number)
+	t.r.produce(ctx, source, rec, &srec)
+	t.count++
+	if reason := t.firstFailure(); reason != "" {
+		t.end(ctx, reason)
+		return false
+	}
+	if t.limit > 0 && t.count >= t.limit {
+		return t.end(ctx, "")
+	}
+	return true
+}
+
+// finish ends the open transaction once reading is over: it commits
+// unless the run was interrupted, the producer stopped, an input could not
+// be read or a record failed.
+func (t *txnRun) finish(ctx context.Context) {
+	t.ctl.Lock()
+	defer t.ctl.Unlock()
+	if t.stopped || !t.open {
+		t.stopped = true
+		return
+	}
+	reason := t.firstFailure()
+	switch {
+	case ctx.Err() != nil:
+		reason = "interrupted"
+	case t.r.prod.FatalError() != nil:
+		reason = t.r.prod.FatalError().Error()
+	case t.r.readErr.Load():
+		reason = "the input could not be read to its end"
+	}
+	t.end(ctx, reason)
+	t.stopped = true
+}
+
+// end commits the open transaction when reason is "" and aborts it
+// otherwise (or when the commit fails), then reports its records. It
+// returns whether the run goes on. t.ctl must be held.
+func (t *txnRun) end(ctx context.Context, reason string) bool {
+	ectx, cancel := endContext(ctx, t.r.opts.CloseTimeout, t.r.opts.DeliveryTimeout+t.r.opts.RequestTimeout)
+	defer cancel()
+	t.open = false
+	if reason == "" {
+		err := t.r.prod.CommitTransaction(ectx)
+		if err == nil {
+			t.committedTxns++
+			t.committedRecords += int64(t.release(""))
+			return true
+		}
+		if reason = t.firstFailure(); reason == "" {
+			reason = err.Error()
+		}
+	}
+	t.aborted, t.stopped = true, true
+	err := t.r.prod.AbortTransaction(ectx)
+	if errors.Is(err, sender.ErrTransactionOutcomeUnknown) {
+		// The commit reached the coordinator unanswered: it may stand.
+		n := t.releaseAs(fmt.Errorf("%w: %s: the records may or may not have been committed", sender.ErrTransactionOutcomeUnknown, reason))
+		t.r.rep.Errorf("transaction outcome unknown: %s: %d records may or may not have been committed\n", reason, n)
+		return false
+	}
+	if err != nil && t.r.prod.FatalError() == nil {
+		reason = fmt.Sprintf("%s (abort: %v)", reason, err)
+	}
+	if t.r.prod.FatalError() != nil {
+		// Records may still be completing: report them once the producer
+		// has closed.
+		t.finalReason, t.releaseAtClose = reason, true
+		return false
+	}
+	n := t.release(reason)
+	t.r.rep.Errorf("transaction aborted: %s: %d records not committed\n", reason, n)
+	return false
+}
+
+// endContext bounds the end of a transaction: by limit, and by grace after
+// ctx ends (an interrupt leaves the commit or abort --close-timeout).
+func endContext(ctx context.Context, grace, limit time.Duration) (context.Context, context.CancelFunc) {
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
+	stop := context.AfterFunc(ctx, func() {
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel()
+		case <-ectx.Done():
+		}
+	})
+	return ectx, func() { stop(); cancel() }
+}
+
+// release reports the held records in input order, as delivered after a
+// commit (reason "") or as failed with reason after an abort, and returns
+// how many.
+func (t *txnRun) release(reason string) int {
+	if reason == "" {
+		return t.releaseAs(nil)
+	}
+	return t.releaseAs(fmt.Errorf("transaction aborted: %s", reason))
+}
+
+// releaseAs reports the held records in input order: as delivered when
+// verdict is nil, else as failed with verdict (a record that failed on its
+// own keeps its error after the verdict's words). It returns how many.
+func (t *txnRun) releaseAs(verdict error) int {
+	t.mu.Lock()
+	held := t.held
+	t.held, t.failure = new(heldReports), ""
+	t.mu.Unlock()
+	return held.each(t.r.sources, func(rep *report.Record) {
+		switch {
+		case verdict == nil:
+		case rep.Err == nil || errors.Is(rep.Err, sender.ErrTransactionAborted) || errors.Is(rep.Err, errInterrupted):
+			rep.Err, rep.Offset = verdict, -1
+		default:
+			rep.Err, rep.Offset = fmt.Errorf("%s: %w", verdictWords(verdict), rep.Err), -1
+		}
+		t.r.rep.Report(rep)
+	})
+}
+
+// verdictWords is how a record that failed on its own is introduced.
+func verdictWords(verdict error) string {
+	if errors.Is(verdict, sender.ErrTransactionOutcomeUnknown) {
+		return sender.ErrTransactionOutcomeUnknown.Error()
+	}
+	return "transaction aborted"
+}
+
+// closed reports what is left once the producer has closed, and prints
+// the outcome of the committed transactions.
+func (t *txnRun) closed() {
+	t.ctl.Lock()
+	defer t.ctl.Unlock()
+	if t.releaseAtClose {
+		reason := t.finalReason
+		n := t.release(reason)
+		t.r.rep.Errorf("transaction aborted: %s: %d records not committed\n", reason, n)
+	} else if n := t.release("records completed after the transaction ended"); n > 0 {
+		t.aborted = true
+	}
+	_ = t.r.rep.Flush() // the reports before the outcome line
+	switch {
+	case t.committedTxns == 1 && t.limit == 0:
+		t.r.rep.Errorf("transaction committed: %d records\n", t.committedRecords)
+	case t.committedTxns > 0:
+		t.r.rep.Errorf("%d transactions committed: %d records\n", t.committedTxns, t.committedRecords)
+	}
+}
+
+// failed reports whether a transaction was aborted.
+func (t *txnRun) failed() bool {
+	t.ctl.Lock()
+	defer t.ctl.Unlock()
+	return t.aborted
+}

@@ -1,0 +1,214 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// newTestReporter returns a reporter of the format named format.
+func newTestReporter(t testing.TB, format string, out, errOut io.Writer) *Reporter {
+	t.Helper()
+	f, err := ParseFormat(format)
+	require.NoError(t, err)
+	return New(f, out, errOut)
+}
+
+// reportsOf prints reps with format and returns stdout and stderr.
+func reportsOf(t *testing.T, format string, reps ...*Record) (string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	r := newTestReporter(t, format, &out, &errOut)
+	for _, rep := range reps {
+		r.Report(rep)
+	}
+	require.NoError(t, r.Flush())
+	return out.String(), errOut.String()
+}
+
+// okReport and failedReport are fixtures.
+func okReport() *Record {
+	return &Record{Source: "-", Number: 12, Topic: "t", Partition: 3, Offset: 41, Timestamp: 1764500000000, Key: []byte("k"), Value: []byte("v")}
+}
+
+func failedReport() *Record {
+	return &Record{Source: "in.txt", Number: 7, Topic: "t", Partition: -1, Offset: -1, Err: errors.New(`record too large: "x"`)}
+}
+
+func TestReportText(t *testing.T) {
+	out, errOut := reportsOf(t, "text", okReport(), failedReport(), okReport())
+	assert.Equal(t, "t/3@41\nt/3@41\n", out)
+	assert.Equal(t, "error: in.txt:7: t/-1: record too large: \"x\"\n", errOut)
+}
+
+func TestReportJSON(t *testing.T) {
+	out, errOut := reportsOf(t, "json", okReport(), failedReport())
+	assert.Equal(t, `{"source":"-","record":12,"topic":"t","partition":3,"offset":41,"timestamp":1764500000000}`+"\n"+
+		`{"source":"in.txt","record":7,"topic":"t","partition":-1,"offset":-1,"timestamp":0,"error":"record too large: \"x\""}`+"\n", out)
+	assert.Empty(t, errOut, "json mode puts every outcome on stdout")
+}
+
+func TestReportJSONEscapingIsValidJSON(t *testing.T) {
+	rep := failedReport()
+	rep.Source = "we\"ird\\\n\t\x01\xffé.txt"
+	rep.Topic = "t\u2028"
+	out, _ := reportsOf(t, "json", rep)
+	var got struct {
+		Source, Topic, Error string
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+	assert.Equal(t, "we\"ird\\\n\t\x01\uFFFDé.txt", got.Source)
+	assert.Equal(t, "t\u2028", got.Topic)
+	assert.Equal(t, `record too large: "x"`, got.Error)
+}
+
+func TestReportNone(t *testing.T) {
+	out, errOut := reportsOf(t, "none", okReport(), failedReport())
+	assert.Empty(t, out)
+	assert.Equal(t, "error: in.txt:7: t/-1: record too large: \"x\"\n", errOut)
+}
+
+func TestReportTemplate(t *testing.T) {
+	tests := []struct{ tmpl, want string }{
+		{`%t %p %o %d %k %v %s %n%e\n`, "t 3 41 1764500000000 k v - 12\n"},
+		{`100%% %o\t|\x41\\`, "100% 41\t|A\\"},
+		{`%o`, "41"},
+	}
+	for _, tt := range tests {
+		out, _ := reportsOf(t, tt.tmpl, okReport())
+		assert.Equal(t, tt.want, out, tt.tmpl)
+	}
+	out, errOut := reportsOf(t, `%t@%o\n`, failedReport())
+	assert.Empty(t, out, "failures do not use the template")
+	assert.Equal(t, "error: in.txt:7: t/-1: record too large: \"x\"\n", errOut)
+}
+
+func TestTemplateErrors(t *testing.T) {
+	for _, bad := range []string{"%q", "abc%", `\q`, `\x4`, `%`} {
+		_, err := parseTemplateFormat(bad)
+		assert.ErrorIs(t, err, ErrBadTemplate, bad)
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for _, name := range []string{"text", "json", "none", "%t %o\\n"} {
+		f, err := ParseFormat(name)
+		require.NoError(t, err, name)
+		assert.Equal(t, name, f.String())
+	}
+	for _, bad := range []string{"", "xml", "JSON", "text "} {
+		_, err := ParseFormat(bad)
+		assert.ErrorIs(t, err, ErrUnknownFormat, bad)
+		assert.ErrorContains(t, err, "want text, json, none or a template", bad)
+	}
+	_, err := ParseFormat("%q")
+	assert.ErrorIs(t, err, ErrBadTemplate)
+}
+
+func TestNeedsRecordBytes(t *testing.T) {
+	for format, want := range map[string]bool{"text": false, "json": false, "none": false, "%o": false, "%k": true, "%%k %v": true, "%%k": false} {
+		r := newTestReporter(t, format, &bytes.Buffer{}, &bytes.Buffer{})
+		assert.Equal(t, want, r.NeedsRecordBytes(), format)
+	}
+}
+
+func TestReportCountsAndSummary(t *testing.T) {
+	var out, errOut bytes.Buffer
+	r := newTestReporter(t, "none", &out, &errOut)
+	r.Summary()
+	assert.Empty(t, errOut.String(), "no summary when all succeeded and not verbose")
+	r.SetVerbose(true)
+	r.Report(okReport())
+	r.Summary()
+	assert.Equal(t, "1 delivered, 0 failed\n", errOut.String())
+	r.SetVerbose(false)
+	errOut.Reset()
+	r.Report(failedReport())
+	r.Summary()
+	assert.Equal(t, "error: in.txt:7: t/-1: record too large: \"x\"\n1 delivered, 1 failed\n", errOut.String())
+	d, f := r.Counts()
+	assert.Equal(t, int64(1), d)
+	assert.Equal(t, int64(1), f)
+}
+
+func TestReportConcurrent(t *testing.T) {
+	var out, errOut bytes.Buffer
+	r := newTestReporter(t, "text", &out, &errOut)
+	const goroutines, each = 8, 500
+	var wg sync.WaitGroup
+	for g := 0; g < goroutines; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				rep := &Record{Topic: fmt.Sprintf("t%d", g), Partition: int32(i), Offset: int64(i)}
+				if i%10 == 0 {
+					rep.Err = errors.New("boom")
+				}
+				r.Report(rep)
+				if i%100 == 0 {
+					_ = r.Flush()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, r.Flush())
+	d, f := r.Counts()
+	assert.Equal(t, int64(goroutines*each*9/10), d)
+	assert.Equal(t, int64(goroutines*each/10), f)
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	assert.Len(t, lines, int(d), "every line whole")
+	for _, l := range lines {
+		assert.Regexp(t, `^t\d/\d+@\d+$`, l)
+	}
+	assert.Equal(t, int(f), strings.Count(errOut.String(), "error: "))
+}
+
+// brokenPipe fails every write as a closed pipe does.
+type brokenPipe struct{ writes int }
+
+func (b *brokenPipe) Write(p []byte) (int, error) {
+	b.writes++
+	return 0, syscall.EPIPE
+}
+
+func TestReportWriteErrorIsKept(t *testing.T) {
+	pipe := &brokenPipe{}
+	r := newTestReporter(t, "text", pipe, &bytes.Buffer{})
+	r.Report(okReport())
+	assert.NoError(t, r.WriteErr(), "buffered: nothing written yet")
+	err := r.Flush()
+	assert.ErrorIs(t, err, syscall.EPIPE)
+	assert.ErrorIs(t, r.WriteErr(), syscall.EPIPE)
+	for i := 0; i < 100000; i++ { // enough to fill the buffer many times
+		r.Report(okReport())
+	}
+	assert.ErrorIs(t, r.Flush(), syscall.EPIPE)
+	assert.Equal(t, 1, pipe.writes, "no writes after the first error")
+	d, _ := r.Counts()
+	assert.Equal(t, int64(100001), d, "records are still counted")
+}
+
+func TestReportDoesNotAllocate(t *testing.T) {
+	for _, format := range []string{"text", "json", "none", "%t/%p@%o %k=%v\n"} {
+		r := newTestReporter(t, format, discard{}, discard{})
+		rep := okReport()
+		allocs := testing.AllocsPerRun(1000, func() { r.Report(rep) })
+		assert.Zero(t, allocs, format)
+	}
+}
+
+// discard is io.Discard without its ReadFrom.
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kproduce/kproduce/internal/cli/checkcmd"
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/cli/metadatacmd"
+	"github.com/kproduce/kproduce/internal/cli/producecmd"
+)
+
+// NewRootCommand returns the kproduce command tree: the produce command at
+// the root, its subcommands below. Running a command stores its exit
+// status in *code.
+func NewRootCommand(s cmdutil.Streams, code *int) *cobra.Command {
+	root := producecmd.NewCommand(s, code)
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	root.AddCommand(metadatacmd.NewCommand(s, code), checkcmd.NewCommand(s, code))
+	// cobra's completion command (bash, zsh, fish, powershell), added now
+	// so that the generated reference pages show it.
+	root.InitDefaultCompletionCmd()
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return cmdutil.AsUsageError(err)
+	})
+	return root
+}
+
+// Execute runs kproduce with args (without the program name) and returns
+// the exit status. Errors found before anything is produced are printed
+// on stderr, a usage error with a hint to the command's --help.
+func Execute(ctx context.Context, args []string, s cmdutil.Streams) int {
+	code := cmdutil.ExitOK
+	cmd := NewRootCommand(s, &code)
+	cmd.SetArgs(args)
+	if ran, err := cmd.ExecuteContextC(ctx); err != nil {
+		path := "kproduce"
+		if ran != nil {
+			path = ran.CommandPath()
+		}
+		cmdutil.PrintErrorFor(s.Err, err, path)
+		if cmdutil.IsUsageError(err) {
+			return cmdutil.ExitUsage
+		}
+		return cmdutil.ExitFailed
+	}
+	return code
+}

@@ -1,0 +1,4 @@
+// Package escape decodes the backslash escapes kproduce accepts in
+// delimiters and output templates: \n \r \t \0 \\ and \xNN. Any other
+// escape is an error, so a typo never silently becomes another byte.
+package escape
