@@ -23,6 +23,12 @@ func NewRootCommand(s cmdutil.Streams, code *int) *cobra.Command {
 	// cobra's completion command (bash, zsh, fish, powershell), added now
 	// so that the generated reference pages show it.
 	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Args = cobra.ArbitraryArgs
+			c.RunE = completionUsage
+		}
+	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return cmdutil.AsUsageError(err)
 	})
@@ -48,4 +54,13 @@ func Execute(ctx context.Context, args []string, s cmdutil.Streams) int {
 		return cmdutil.ExitFailed
 	}
 	return code
+}
+
+// completionUsage is kproduce completion without a known shell: a usage
+// error naming the shells.
+func completionUsage(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return cmdutil.UsageErrorf("kproduce completion needs a shell: bash, zsh, fish or powershell")
+	}
+	return cmdutil.UsageErrorf("unknown shell %q: want bash, zsh, fish or powershell", args[0])
 }

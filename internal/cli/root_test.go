@@ -3,10 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 )
@@ -59,4 +62,64 @@ func TestEveryErrorOnItsOwnLine(t *testing.T) {
 	assert.Equal(t, cmdutil.ExitUsage, code)
 	assert.Contains(t, errOut, "error: --linger \"x\"")
 	assert.Contains(t, errOut, "\nerror: --compression \"y\"")
+}
+
+func TestCompletionScripts(t *testing.T) {
+	for shell, want := range map[string]string{"bash": "bash completion V2 for kproduce", "zsh": "#compdef kproduce",
+		"fish": "fish completion for kproduce", "powershell": "powershell completion for kproduce"} {
+		code, out, errOut := run(t, "", "completion", shell)
+		assert.Equal(t, cmdutil.ExitOK, code, errOut)
+		assert.Contains(t, out, want, shell)
+	}
+	code, _, errOut := run(t, "", "completion", "tcsh")
+	assert.NotEqual(t, cmdutil.ExitOK, code)
+	assert.Contains(t, errOut, "tcsh")
+}
+
+// TestCompletionOffersChoices checks that shell completion offers the
+// values of every enumerated flag, as the commands accept them.
+func TestCompletionOffersChoices(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--compression"}, []string{"none", "gzip", "snappy", "lz4", "zstd"}},
+		{[]string{"--acks"}, []string{"all", "-1", "1", "0"}},
+		{[]string{"--format"}, []string{"lines", "json", "file"}},
+		{[]string{"--partitioner"}, []string{"murmur2", "round-robin", "random", "crc32"}},
+		{[]string{"--sasl-mechanism"}, []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}},
+		{[]string{"--log-level"}, []string{"trace", "debug", "info", "warn", "error", "disabled"}},
+		{[]string{"--output"}, []string{"text", "json", "none"}},
+		{[]string{"--progress"}, []string{"auto", "always", "never"}},
+		{[]string{"check", "--output"}, []string{"text", "json"}},
+		{[]string{"metadata", "--sasl-mechanism"}, []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}},
+	}
+	for _, tt := range tests {
+		code, out, errOut := run(t, "", append(append([]string{"__complete"}, tt.args...), "")...)
+		require.Equal(t, cmdutil.ExitOK, code, errOut)
+		got := strings.Split(strings.TrimSpace(out), "\n")
+		require.NotEmpty(t, got)
+		assert.Equal(t, tt.want, got[:len(got)-1], "%v", tt.args) // the last line is cobra's directive
+	}
+	for _, tt := range tests[:len(tests)-2] {
+		for _, v := range tt.want {
+			// every value offered is one the command takes
+			args := []string{"-t", "t", "--dry-run", "--partitions", "1", tt.args[0], v}
+			if tt.args[0] == "--sasl-mechanism" {
+				args = append(args, "--sasl-username", "u", "--sasl-password", "p")
+			}
+			code, _, errOut := run(t, "x\n", args...)
+			assert.NotEqual(t, cmdutil.ExitUsage, code, "%v: %s", args, errOut)
+		}
+	}
+}
+
+func TestFileNamedLikeASubcommand(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"check", "completion", "metadata"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("a\nb\n"), 0o600))
+		code, out, errOut := run(t, "", "-t", "t", "--dry-run", "--partitions", "2", filepath.Join(dir, name))
+		assert.Equal(t, cmdutil.ExitOK, code, errOut)
+		assert.Len(t, strings.Split(strings.TrimSpace(out), "\n"), 2, name)
+	}
 }
