@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
@@ -27,6 +28,16 @@ func AddConnectionFlags(fs *pflag.FlagSet) {
 	names := connectionOptionNames()
 	specs := slices.DeleteFunc(optionSpecs(), func(o optionSpec) bool { return !slices.Contains(names, o.Name) })
 	addSpecFlags(fs, specs)
+}
+
+// AddSubcommandFlags defines the connection options' flags on a
+// subcommand, and makes shell completion offer the values of its
+// enumerated flags (its own -o: text or json).
+func AddSubcommandFlags(cmd *cobra.Command) {
+	AddConnectionFlags(cmd.Flags())
+	choices := Choices()
+	choices["output"] = []string{"text", "json"}
+	cmdutil.RegisterChoices(cmd, choices)
 }
 
 // LoadConnection resolves a subcommand's connection options and its topic

@@ -2,9 +2,7 @@ package config
 
 import (
 	"fmt"
-	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,12 +10,13 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kproduce/kproduce/internal/cli/config/javaprops"
+	"github.com/kproduce/kproduce/internal/fsutil"
 )
 
 // readConfigFile reads a --config file: a Java .properties file by its
 // extension, YAML otherwise.
 func readConfigFile(path string) (*configLayer, error) {
-	data, err := readSmallFile(path, maxConfigFileBytes)
+	data, err := fsutil.ReadFile(path, maxConfigFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("config file: %w", err)
 	}
@@ -31,23 +30,6 @@ func readConfigFile(path string) (*configLayer, error) {
 		return nil, fmt.Errorf("config file %s: %w", path, err)
 	}
 	return layer, nil
-}
-
-// readSmallFile reads a whole file of at most limit bytes.
-func readSmallFile(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return data, nil
 }
 
 // addProperties adds the properties of a Java producer config file.
