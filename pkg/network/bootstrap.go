@@ -40,8 +40,12 @@ type BootstrapError struct {
 	Addresses []AddressFailure
 }
 
-// Error lists every address and its cause.
+// Error lists every address and its cause. A single address that failed
+// for good is its own error, which names it.
 func (e *BootstrapError) Error() string {
+	if e.Timeout == 0 && len(e.Addresses) == 1 && e.Addresses[0].Err != nil {
+		return e.Addresses[0].Err.Error()
+	}
 	var b strings.Builder
 	b.WriteString(ErrBootstrap.Error())
 	if e.Timeout > 0 {

@@ -70,7 +70,7 @@ func (c *Client) handleApiVersionsResponse(responses []*ClientResponse, node int
 		return c.closeConnection(responses, node, err, closeAuth, now)
 	}
 	c.apiVersions[node] = resp
-	if _, err := c.chooseVersion(node, protocol.KeyMetadata); err != nil {
+	if _, err := negotiate(protocol.KeyMetadata, resp); err != nil {
 		// Every use of the cluster needs Metadata.
 		if cv, _ := protocol.ClientVersions(protocol.KeyMetadata); !hasVersionAbove(resp, protocol.KeyMetadata, cv.Min-1) {
 			err = fmt.Errorf("%w; upgrade the broker (kproduce needs Kafka 0.11 or newer)", err)
