@@ -210,7 +210,7 @@ func runMatrixRelease(t *testing.T, rel release) map[protocol.APIKey][]int16 {
 	res := runKproduce(t, time.Minute, "", "metadata", "-b", b, "-o", "json")
 	require.Equal(t, 0, res.code, res.stderr)
 	var md struct {
-		Brokers []struct{ ID int32 } `json:"brokers"`
+		Brokers []struct{ ID int32 }    `json:"brokers"`
 		Topics  []struct{ Name string } `json:"topics"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &md), res.stdout)
