@@ -98,8 +98,12 @@ func (c *Client) ready(node int32, now time.Time) {
 // startSASL sends the SaslHandshake naming the mechanism.
 func (c *Client) startSASL(responses []*ClientResponse, node int32, now time.Time) []*ClientResponse {
 	c.states.authenticating(node)
-	v, err := c.chooseVersion(node, protocol.KeySaslHandshake)
+	v, err := negotiate(protocol.KeySaslHandshake, c.apiVersions[node])
 	if err != nil {
+		if _, listed := c.apiVersions[node].Find(protocol.KeySaslHandshake); !listed {
+			err = fmt.Errorf("the broker does not offer SASL (no SaslHandshake in its ApiVersions; is this listener"+
+				" without SASL? try without --sasl-mechanism): %w", err)
+		}
 		return c.authFailed(responses, node, err, now)
 	}
 	body := &protocol.SaslHandshakeRequest{Mechanism: c.cfg.SASL.Name()}
@@ -171,7 +175,7 @@ func (c *Client) saslStep(responses []*ClientResponse, node int32, challenge []b
 		}
 		out = []byte{}
 	}
-	v, err := c.chooseVersion(node, protocol.KeySaslAuthenticate)
+	v, err := negotiate(protocol.KeySaslAuthenticate, c.apiVersions[node])
 	if err != nil {
 		return c.authFailed(responses, node, err, now)
 	}
