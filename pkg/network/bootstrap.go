@@ -49,7 +49,7 @@ func (e *BootstrapError) Error() string {
 	var b strings.Builder
 	b.WriteString(ErrBootstrap.Error())
 	if e.Timeout > 0 {
-		fmt.Fprintf(&b, ": no bootstrap broker answered within %v (the bootstrap timeout)", e.Timeout)
+		fmt.Fprintf(&b, ": no bootstrap broker answered within %v (--bootstrap-timeout)", e.Timeout)
 	} else {
 		b.WriteString(": every bootstrap broker failed for good")
 	}
@@ -164,6 +164,17 @@ func (c *Client) addressFailure(n Node, now time.Time) AddressFailure {
 			n, st.state, now.Sub(st.lastConnectAttempt).Round(time.Millisecond))
 	}
 	return f
+}
+
+// bootstrapCap lowers a connection setup timeout while bootstrapping, to
+// half the bootstrap timeout: an attempt that hangs (a silent listener, a
+// plaintext listener spoken to with TLS) then fails, and says why, before
+// the Client gives up.
+func (c *Client) bootstrapCap(d time.Duration) time.Duration {
+	if c.Reached() || c.cfg.BootstrapTimeout <= 0 {
+		return d
+	}
+	return min(d, c.cfg.BootstrapTimeout/2)
 }
 
 // connectBootstrapNodes starts a connection to every bootstrap node that

@@ -251,6 +251,7 @@ func (c *Client) initiateConnect(id int32, now time.Time) {
 	c.nextConn++
 	conn := c.nextConn
 	st := c.states.connecting(node, conn, now)
+	st.setupTimeout = c.bootstrapCap(st.setupTimeout)
 	c.conns[conn] = id
 	c.log.Debug().Stringer("node", node).Uint64("conn", uint64(conn)).Msg("connecting")
 	c.sel.Connect(conn, node, st.setupTimeout)

@@ -87,7 +87,7 @@ func TestBootstrapTimeoutNamesEveryAddress(t *testing.T) {
 	assert.Equal(t, "127.0.0.1:19092", berr.Addresses[0].Addr)
 	assert.ErrorIs(t, berr, network.ErrBootstrap)
 	assert.ErrorIs(t, berr, syscall.ECONNREFUSED)
-	assert.Regexp(t, `^cannot reach the cluster: no bootstrap broker answered within 10s \(the bootstrap timeout\): `+
+	assert.Regexp(t, `^cannot reach the cluster: no bootstrap broker answered within 10s \(--bootstrap-timeout\): `+
 		`bootstrap broker 127.0.0.1:19092: .*connection refused.*; bootstrap broker 127.0.0.1:19093: .*`, berr.Error())
 	select {
 	case <-updated:
@@ -97,18 +97,24 @@ func TestBootstrapTimeoutNamesEveryAddress(t *testing.T) {
 	assert.ErrorIs(t, h.md.LastError(), network.ErrBootstrap)
 }
 
-func TestBootstrapTimeoutWhileAttemptUnderWay(t *testing.T) {
+// While bootstrapping, an attempt that hangs is given half the bootstrap
+// timeout, so that it fails, saying why, before the Client gives up.
+func TestBootstrapCapsAttemptsThatHang(t *testing.T) {
 	h, _ := bootstrapHarness(t, 5*time.Second)
 	h.poll()
 	calls := h.sel.Connects()
+	for _, c := range calls {
+		assert.Equal(t, 2500*time.Millisecond, c.Timeout, "the connection setup timeout")
+	}
 	h.sel.CompleteConnect(calls[0].Conn) // connected, never answers ApiVersions
 	h.poll()
 	h.advance(5 * time.Second)
 	h.poll()
 	var berr *network.BootstrapError
 	require.ErrorAs(t, h.c.BootstrapError(), &berr)
-	assert.Contains(t, berr.Error(), "bootstrap broker "+calls[0].Node.Addr()+": still checking api versions after 5s (is this the address of a Kafka listener?)")
-	assert.Contains(t, berr.Error(), "bootstrap broker "+calls[1].Node.Addr()+": still connecting after 5s")
+	assert.Contains(t, berr.Error(), "bootstrap broker "+calls[0].Node.Addr()+
+		": request timed out: no response to ApiVersions v3 (correlation id 0) within 2.5s (is this the address of a Kafka listener?)")
+	assert.Contains(t, berr.Error(), "bootstrap broker "+calls[1].Node.Addr()+": disconnected: connection setup timed out after 2.5s")
 }
 
 func TestNoBootstrapTimeoutOnceReached(t *testing.T) {

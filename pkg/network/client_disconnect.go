@@ -61,7 +61,10 @@ func (c *Client) closeConnection(responses []*ClientResponse, node int32, cause 
 // while bootstrapping without SASL, closed after ApiVersions before
 // answering anything else (a listener that requires SASL does that).
 func (c *Client) classifyClose(node int32, st *nodeConnectionState, cause error, mode closeMode) (closeMode, error) {
-	if mode == closeDisconnect && st.state == Ready && !st.answered && c.cfg.SASL == nil && !c.Reached() && isPeerHangUp(cause) {
+	// A clean close at a frame boundary (io.EOF): a connection reset, or
+	// one cut in the middle of a response, is not what a SASL listener does.
+	if mode == closeDisconnect && st.state == Ready && !st.answered && c.cfg.SASL == nil && !c.Reached() &&
+		errors.Is(cause, io.EOF) && !errors.Is(cause, io.ErrUnexpectedEOF) {
 		cause = fmt.Errorf("%w: the broker answered ApiVersions, then closed the connection instead of answering"+
 			" (does the listener require SASL? set --sasl-mechanism, --sasl-username and --sasl-password): %w",
 			ErrClosedBeforeResponse, cause)

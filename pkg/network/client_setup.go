@@ -24,7 +24,7 @@ type saslExchange struct {
 // on as promptly as one that does not accept them.
 func (c *Client) newSetupRequest(node int32, body protocol.Request, version int16, now time.Time) *ClientRequest {
 	req := c.newInternalRequest(node, body, version, now)
-	req.Timeout = min(req.Timeout, c.cfg.ConnectionSetupTimeout)
+	req.Timeout = c.bootstrapCap(min(req.Timeout, c.cfg.ConnectionSetupTimeout))
 	return req
 }
 
