@@ -27,9 +27,9 @@ type producerRun struct {
 	prod    *sender.Producer
 	sources []string // input names, indexed by accumulator.Position.Source
 	stopped atomic.Bool
-	readErr atomic.Bool // an input could not be read to its end
+	readErr atomic.Bool  // an input could not be read to its end
 	read    atomic.Int64 // records read so far
-	txn     *txnRun     // nil unless --transactional-id
+	txn     *txnRun      // nil unless --transactional-id
 
 	pacer     *pacer         // --rate; nil without
 	prog      *progress      // --progress; nil when no bar is drawn
