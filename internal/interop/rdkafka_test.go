@@ -224,11 +224,13 @@ type streamingRun struct {
 	started        time.Time
 }
 
-func startStreaming(t *testing.T, args ...string) *streamingRun {
+// startStreaming starts kproduce with args; logLevel is its log level
+// (notices are printed at warn and below).
+func startStreaming(t *testing.T, logLevel string, args ...string) *streamingRun {
 	t.Helper()
 	r := &streamingRun{cmd: exec.Command(kproduceBinary(t), args...), stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, done: make(chan error, 1)}
 	r.cmd.Stdout, r.cmd.Stderr = r.stdout, r.stderr
-	r.cmd.Env = append(os.Environ(), "KPRODUCE_LOG_LEVEL=error")
+	r.cmd.Env = append(os.Environ(), "KPRODUCE_LOG_LEVEL="+logLevel)
 	var err error
 	r.in, err = r.cmd.StdinPipe()
 	require.NoError(t, err)
@@ -300,12 +302,14 @@ func (l *lockedBuffer) String() string {
 }
 
 // TestRdkafkaMockBrokerDownAndUp: the brokers go down mid-run and come
-// back; kproduce retries and every record is delivered exactly once.
+// back; kproduce retries, says once per broker that it lost it (how many
+// records wait) and that it is back, and every record is delivered
+// exactly once.
 func TestRdkafkaMockBrokerDownAndUp(t *testing.T) {
 	t.Parallel()
 	const n = 200
 	mc := mockCluster(t, 3, "t")
-	r := startStreaming(t, "-b", mc.BootstrapServers(), "-t", "t", "-K", ":", "--linger", "0s", "--delivery-timeout", "1m")
+	r := startStreaming(t, "warn", "-b", mc.BootstrapServers(), "-t", "t", "-K", ":", "--linger", "0s", "--delivery-timeout", "1m")
 	r.write(t, 0, n/2)
 	r.waitReports(t, n/2)
 	for id := 1; id <= 3; id++ {
@@ -322,6 +326,20 @@ func TestRdkafkaMockBrokerDownAndUp(t *testing.T) {
 	t.Logf("exit %d, %v after the brokers came back; stderr:\n%s", code, time.Since(down).Round(time.Millisecond), r.stderr.String())
 	require.Equal(t, 0, code, r.stderr.String())
 	assert.Len(t, lines(r.stdout.String()), n)
+	for id := 1; id <= 3; id++ {
+		var lost, back []string
+		for _, l := range lines(r.stderr.String()) {
+			switch {
+			case strings.HasPrefix(l, fmt.Sprintf("kproduce: lost broker %d (", id)):
+				lost = append(lost, l)
+			case strings.HasPrefix(l, fmt.Sprintf("kproduce: broker %d (", id)) && strings.Contains(l, " is back after "):
+				back = append(back, l)
+			}
+		}
+		require.Len(t, lost, 1, "one notice per outage of broker %d:\n%s", id, r.stderr.String())
+		assert.Regexp(t, `retrying until it is back or the records time out \(\d+ records waiting\)$`, lost[0])
+		assert.Len(t, back, 1, "broker %d back", id)
+	}
 	assertExactlyKeyed(t, consumeRdkafka(t, mc, "t", n), n, true, false)
 }
 
@@ -332,7 +350,7 @@ func TestRdkafkaMockSlowBroker(t *testing.T) {
 	t.Parallel()
 	const n = 20
 	mc := mockCluster(t, 3, "t")
-	r := startStreaming(t, "-b", mc.BootstrapServers(), "-t", "t", "-K", ":", "--linger", "0s",
+	r := startStreaming(t, "error", "-b", mc.BootstrapServers(), "-t", "t", "-K", ":", "--linger", "0s",
 		"--request-timeout", "500ms", "--delivery-timeout", "3s")
 	r.write(t, 0, n)
 	r.waitReports(t, n)

@@ -281,7 +281,7 @@ func TestOutageNoticedOncePerOutage(t *testing.T) {
 	}
 	require.Equal(t, []network.NoticeKind{network.NoticeBrokerDown}, ns.kinds())
 	assert.Equal(t, down, ns.got[0].Since)
-	assert.Contains(t, ns.got[0].String(), "lost broker 1 (127.0.0.1:9091) at ")
+	assert.Regexp(t, `^lost broker 1 \(127\.0\.0\.1:9091\) at \d\d:\d\d:\d\d: disconnected: EOF; `, ns.got[0].String())
 	assert.Contains(t, ns.got[0].String(), "; retrying until it is back or the records time out")
 	h.advance(time.Second)
 	h.connect(1, nil)

@@ -2,6 +2,7 @@ package network
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -68,11 +69,13 @@ func (n Notice) String() string {
 		}
 		return fmt.Sprintf("%v; retrying", n.Err)
 	case NoticeBrokerDown:
+		// The error names the broker too: once is enough.
+		cause := strings.TrimPrefix(fmt.Sprint(n.Err), n.Node.String()+": ")
 		if n.Final {
-			return fmt.Sprintf("lost %s: %v; not retrying it", n.Node, n.Err)
+			return fmt.Sprintf("lost %s: %s; not retrying it", n.Node, cause)
 		}
-		return fmt.Sprintf("lost %s at %s: %v; retrying until it is back or the records time out",
-			n.Node, n.Since.Format(time.TimeOnly), n.Err)
+		return fmt.Sprintf("lost %s at %s: %s; retrying until it is back or the records time out",
+			n.Node, n.Since.Format(time.TimeOnly), cause)
 	case NoticeBrokerUp:
 		return fmt.Sprintf("%s is back after %v", n.Node, n.At.Sub(n.Since).Round(time.Millisecond))
 	}
