@@ -213,6 +213,14 @@ func TestRdkafkaMockMetadataAndCheck(t *testing.T) {
 	for _, r := range recs {
 		assert.Contains(t, r.headers, "kproduce-canary")
 	}
+
+	// The mock names controller 0, which is not one of its brokers, and
+	// serves no CreateTopics: the check says so at once.
+	res = runKproduce(t, time.Minute, "", "check", "-b", mc.BootstrapServers(), "-t", "missing", "--create", "--timeout", "30s")
+	assert.Equal(t, 1, res.code, res.stderr)
+	assert.Less(t, res.took, 10*time.Second)
+	assert.Contains(t, res.stderr, "create topic missing: CreateTopics: broker 1 (")
+	assert.Contains(t, res.stderr, "the broker does not support CreateTopics (kproduce speaks v2-v7)")
 }
 
 // streamingRun is a kproduce process fed through a pipe.
