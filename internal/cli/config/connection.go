@@ -15,7 +15,7 @@ import (
 // produce command: where the cluster is and how to connect to it.
 func connectionOptionNames() []string {
 	return []string{
-		"brokers", "client-id", "request-timeout",
+		"brokers", "client-id", "request-timeout", "bootstrap-timeout",
 		"tls", "tls-ca", "tls-cert", "tls-key", "tls-key-password", "tls-server-name", "tls-insecure-skip-verify",
 		"sasl-mechanism", "sasl-username", "sasl-password",
 		"property", "config", "log-level",
@@ -65,6 +65,7 @@ func buildConnection(vals optionValues) (*Connection, error) {
 	r.readBrokers(c)
 	c.Topic = strings.TrimSpace(r.str("topic"))
 	c.RequestTimeout = r.duration("request-timeout", true)
+	c.BootstrapTimeout = r.duration("bootstrap-timeout", false)
 	c.ClientID = r.str("client-id")
 	r.readLogLevel(c)
 	r.readSecurity(c)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
@@ -128,6 +129,9 @@ func resolve(fs *pflag.FlagSet, stderr io.Writer, build func(optionValues) (*Con
 		return cmdutil.AsUsageError(err)
 	}
 	conn.Logger = cmdutil.NewLogger(stderr, conn.LogLevel)
+	if conn.LogLevel <= zerolog.WarnLevel {
+		conn.NoticeOut = stderr
+	}
 	for _, msg := range append(append(layer.warnings, warnings...), w...) {
 		conn.Logger.Warn().Msg(msg)
 	}

@@ -41,7 +41,8 @@ func Map(name, value string) (kind Kind, key, val string, err error) {
 		return Mapped, "client-id", value, nil
 	case "transactional.id":
 		return Mapped, "transactional-id", value, nil
-	case "linger.ms", "delivery.timeout.ms", "request.timeout.ms", "retry.backoff.ms", "metadata.max.age.ms", "transaction.timeout.ms":
+	case "linger.ms", "delivery.timeout.ms", "request.timeout.ms", "retry.backoff.ms", "metadata.max.age.ms", "transaction.timeout.ms",
+		"max.block.ms":
 		d, err := millis(value)
 		if err != nil {
 			return Mapped, "", "", fmt.Errorf("%s=%q: %w", name, value, err)
@@ -71,6 +72,11 @@ func javaMillisOption(name string) string {
 		return "retry-backoff"
 	case "transaction.timeout.ms":
 		return "transaction-timeout"
+	case "max.block.ms":
+		// The Java producer's bound on a send waiting for the cluster's
+		// metadata: with an unreachable cluster, what the bootstrap
+		// timeout bounds.
+		return "bootstrap-timeout"
 	}
 	return "metadata-max-age"
 }
