@@ -19,13 +19,23 @@ type Record struct {
 
 // RecordBodySize is the size of a record without its varint length prefix.
 func RecordBodySize(offsetDelta int32, timestampDelta int64, key, value []byte, headers []Header) int {
-	n := 1 + VarlongLen(timestampDelta) + VarintLen(offsetDelta) // attributes, deltas
-	n += nullableVarBytesLen(key) + nullableVarBytesLen(value)
+	return RecordBodySizeOf(offsetDelta, timestampDelta, RecordTailSize(key, value, headers))
+}
+
+// RecordTailSize is the encoded size of a record's key, value and headers:
+// the part of its body that does not depend on its place in a batch.
+func RecordTailSize(key, value []byte, headers []Header) int {
+	n := nullableVarBytesLen(key) + nullableVarBytesLen(value)
 	n += VarintLen(int32(len(headers)))
 	for _, h := range headers {
 		n += VarintLen(int32(len(h.Key))) + len(h.Key) + nullableVarBytesLen(h.Value)
 	}
 	return n
+}
+
+// RecordBodySizeOf is RecordBodySize from the record's RecordTailSize.
+func RecordBodySizeOf(offsetDelta int32, timestampDelta int64, tail int) int {
+	return 1 + VarlongLen(timestampDelta) + VarintLen(offsetDelta) + tail // attributes, deltas
 }
 
 // RecordSize is the full encoded size of a record, length prefix included.
@@ -38,7 +48,14 @@ func RecordSize(offsetDelta int32, timestampDelta int64, key, value []byte, head
 // is the hot path of the producer: it encodes in place with no allocation
 // beyond growing b.
 func AppendRecord(b []byte, offsetDelta int32, timestampDelta int64, key, value []byte, headers []Header) []byte {
-	b = AppendVarint(b, int32(RecordBodySize(offsetDelta, timestampDelta, key, value, headers)))
+	body := RecordBodySize(offsetDelta, timestampDelta, key, value, headers)
+	return AppendRecordOfSize(b, body, offsetDelta, timestampDelta, key, value, headers)
+}
+
+// AppendRecordOfSize is AppendRecord for a caller that already computed
+// the record's RecordBodySize.
+func AppendRecordOfSize(b []byte, bodySize int, offsetDelta int32, timestampDelta int64, key, value []byte, headers []Header) []byte {
+	b = AppendVarint(b, int32(bodySize))
 	b = append(b, 0) // record attributes: unused
 	b = AppendVarlong(b, timestampDelta)
 	b = AppendVarint(b, offsetDelta)
