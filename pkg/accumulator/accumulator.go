@@ -21,6 +21,8 @@ type Accumulator struct {
 	limit  int           // immutable: the size at which a batch is full: min(BatchSize, BufferMemory), less the codec's overhead
 	pool   *bufferPool   // has its own lock; taken after mu, never before
 	wakeup chan struct{} // capacity 1; non-blocking sends
+	// doneScratch holds *doneScratch for reporting batches (Batch.Done).
+	doneScratch sync.Pool
 
 	// waitHook, when set before any Append, is called whenever an appender
 	// starts waiting for buffer memory. Tests use it to know a goroutine is
@@ -61,6 +63,7 @@ func New(cfg Config, cb Callback) *Accumulator {
 		drainIndex: make(map[int32]int),
 		drainParts: make(map[int32][]*deque),
 	}
+	a.doneScratch.New = newDoneScratch
 	a.pool = newBufferPool(cfg.BufferMemory, a.limit, a.onMemoryWait)
 	if cfg.Codec != protocol.CodecNone {
 		// Room for the compressed copy of a full batch (see Batch.Close),
