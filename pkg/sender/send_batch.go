@@ -1,0 +1,267 @@
+package sender
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kproduce/kproduce/pkg/accumulator"
+)
+
+// SendBatch sends recs, in order, as Send would one after the other, each
+// with its Record.Position, but a run at a time: the records of one topic
+// and read time are routed under one acquisition of the partitioner's
+// lock and appended under one acquisition of the accumulator's lock per
+// partition touched (Kafka's sticky partitioning, linger, buffer memory
+// and delivery timeout apply as they do to Send). The metadata of every
+// topic of recs that is not known yet is asked for in one fetch.
+//
+// refused, which may be nil, is called on this goroutine for each record
+// that is not accepted, with its index in recs and the error Send would
+// have returned for it (ErrUnknownPartition, ErrRecordTooLarge,
+// ErrTopicMetadata...); it must not call back into the Producer. The
+// records appended after such a record may reach the callback before its
+// refusal is reported. Records refused or appended are done with.
+//
+// SendBatch returns how many records from the front it handled (appended
+// or refused). When that is short of len(recs), the record at that index
+// was not accepted because of err, the error that stops every later record
+// too: ctx ended, the producer was closed (ErrClosed) or stopped (its
+// fatal error), or a transactional producer has no open transaction; the
+// records after it were not looked at.
+func (p *Producer) SendBatch(ctx context.Context, recs []Record, refused func(i int, err error)) (int, error) {
+	if err := p.checkAccepting(); err != nil {
+		return 0, err
+	}
+	p.askForNewTopics(recs)
+	sc := p.scratch.Get().(*batchScratch)
+	defer p.scratch.Put(sc)
+	b := batchSend{p: p, ctx: ctx, sc: sc, refused: refused}
+	for i := 0; i < len(recs); {
+		j := runEnd(recs, i)
+		if err := b.sendRun(recs[i:j], i); err != nil {
+			return b.stoppedAt, err
+		}
+		i = j
+	}
+	return len(recs), nil
+}
+
+// checkAccepting is the error every record gets while the producer does
+// not accept records, nil while it does.
+func (p *Producer) checkAccepting() error {
+	if err := p.sender.fatalError(); err != nil {
+		return err
+	}
+	if p.sender.closing.Load() {
+		return ErrClosed
+	}
+	if tm := p.sender.txn; tm != nil && !tm.open.Load() {
+		return fmt.Errorf("%w: a transactional producer sends records only inside a transaction", ErrTransactionState)
+	}
+	return nil
+}
+
+// askForNewTopics adds every topic of recs that the metadata does not know
+// yet, at once, so that they are fetched together before the first of
+// them is waited for.
+func (p *Producer) askForNewTopics(recs []Record) {
+	cluster := p.md.Fetch()
+	var topics []string
+	last := ""
+	for i := range recs {
+		t := recs[i].Topic
+		if t == last || t == "" {
+			continue
+		}
+		last = t
+		if cluster.PartitionCount(t) == 0 {
+			topics = append(topics, t)
+		}
+	}
+	if len(topics) > 0 {
+		p.md.AddTopics(topics...)
+	}
+}
+
+// runEnd is the end of the run of records starting at i: the records of
+// the same topic, read at the same time, that are all unkeyed records for
+// the partitioner or all not (see unkeyed).
+func runEnd(recs []Record, i int) int {
+	first := &recs[i]
+	u := unkeyed(first)
+	j := i + 1
+	for ; j < len(recs); j++ {
+		r := &recs[j]
+		if r.Topic != first.Topic || !r.ReadAt.Equal(first.ReadAt) || unkeyed(r) != u {
+			break
+		}
+	}
+	return j
+}
+
+// unkeyed reports whether the partitioner places rec as a record without
+// a key: it names no partition and has no key.
+func unkeyed(rec *Record) bool { return rec.Partition < 0 && rec.Key == nil }
+
+// batchScratch is SendBatch's reused memory, from Producer.scratch.
+type batchScratch struct {
+	recs    []accumulator.Record // the run's records, grouped by partition
+	index   []int                // the index in the run of each of recs
+	parts   []int32              // the partition of each record of the run, -1 when refused
+	offsets []int                // per partition, where its records start in recs
+}
+
+func newBatchScratch() any { return new(batchScratch) }
+
+// batchSend is one SendBatch call.
+type batchSend struct {
+	p         *Producer
+	ctx       context.Context
+	sc        *batchScratch
+	refused   func(int, error)
+	stoppedAt int // the index in the whole batch of the record that stopped it
+}
+
+// refuse reports that the record at index i of the batch was refused.
+func (b *batchSend) refuse(i int, err error) {
+	if b.refused != nil {
+		b.refused(i, err)
+	}
+}
+
+// sendRun sends one run of records (see runEnd) whose first record is at
+// index base of the batch. It returns the error that stops the batch,
+// with stoppedAt set.
+func (b *batchSend) sendRun(run []Record, base int) error {
+	p := b.p
+	topic := run[0].Topic
+	n, err := p.partitionCount(b.ctx, topic)
+	if err != nil {
+		if b.stops(err) {
+			b.stoppedAt = base
+			return err
+		}
+		for i := range run {
+			b.refuse(base+i, err)
+		}
+		return nil
+	}
+	now := p.readTime(run[0].ReadAt)
+	ts := now.UnixMilli()
+	if unkeyed(&run[0]) {
+		if sp, ok := p.part.(accumulator.StickyPartitioner); ok && sp.StickyForNullKeys() {
+			return b.sendSticky(run, base, topic, n, ts, now)
+		}
+		return b.sendEach(run, base, n, ts, now)
+	}
+	return b.sendRouted(run, base, topic, n, ts, now)
+}
+
+// readTime is the time a record read at readAt counts from: readAt (now
+// when zero), but not before the end of the latest metadata wait (see
+// Producer.waitEnd).
+func (p *Producer) readTime(readAt time.Time) time.Time {
+	now := readAt
+	if now.IsZero() {
+		now = p.clock.Now()
+	}
+	if end := p.waitEnd.Load(); end != nil && now.Before(*end) {
+		now = *end
+	}
+	return now
+}
+
+// stops reports whether an error of one record stops the whole batch.
+func (b *batchSend) stops(err error) bool {
+	return errors.Is(err, ErrClosed) || errors.Is(err, accumulator.ErrClosed) || b.ctx.Err() != nil ||
+		b.p.sender.fatalError() != nil
+}
+
+// stop turns an error that stops the batch at index i into the one Send
+// would return.
+func (b *batchSend) stop(i int, err error) error {
+	b.stoppedAt = i
+	if errors.Is(err, accumulator.ErrClosed) {
+		if ferr := b.p.sender.fatalError(); ferr != nil {
+			return ferr
+		}
+		return fmt.Errorf("%w: %w", ErrClosed, err)
+	}
+	return err
+}
+
+// fill copies run into the scratch records, timestamped ts unless they
+// bring their own.
+func (b *batchSend) fill(run []Record, ts int64) []accumulator.Record {
+	recs := b.sc.recs[:0]
+	for i := range run {
+		r := &run[i]
+		t := r.Timestamp
+		if t == 0 {
+			t = ts
+		}
+		recs = append(recs, accumulator.Record{Timestamp: t, Key: r.Key, Value: r.Value, Headers: r.Headers, Position: r.Position})
+	}
+	b.sc.recs = recs
+	return recs
+}
+
+// sendSticky appends a run of unkeyed records with a sticky partitioner:
+// to the topic's sticky partition until a record would open a new batch
+// there; then the partitioner moves on (OnNewBatch) and that record opens
+// a batch on the new partition, as in Kafka's abortOnNewBatch dance.
+func (b *batchSend) sendSticky(run []Record, base int, topic string, n int, ts int64, now time.Time) error {
+	p := b.p
+	recs := b.fill(run, ts)
+	tp := accumulator.TopicPartition{Topic: topic}
+	p.mu.Lock()
+	tp.Partition = p.part.Partition(topic, nil, n)
+	p.mu.Unlock()
+	for done := 0; done < len(recs); {
+		k, res, err := p.acc.AppendRecords(b.ctx, tp, recs[done:], true, now)
+		done += k
+		switch {
+		case err != nil && errors.Is(err, accumulator.ErrRecordTooLarge):
+			b.refuse(base+done, err)
+			done++
+			continue
+		case err != nil:
+			return b.stop(base+done, err)
+		case !res.AbortForNewBatch:
+			continue
+		}
+		p.mu.Lock()
+		p.part.OnNewBatch(topic, n, tp.Partition)
+		tp.Partition = p.part.Partition(topic, nil, n)
+		p.mu.Unlock()
+		k, _, err = p.acc.AppendRecords(b.ctx, tp, recs[done:done+1], false, now)
+		switch {
+		case err != nil && errors.Is(err, accumulator.ErrRecordTooLarge):
+			b.refuse(base+done, err)
+		case err != nil:
+			return b.stop(base+done, err)
+		}
+		done++
+	}
+	return nil
+}
+
+// sendEach appends a run of unkeyed records one by one, for a partitioner
+// that may choose anew for each (round-robin, random).
+func (b *batchSend) sendEach(run []Record, base int, n int, ts int64, now time.Time) error {
+	recs := b.fill(run, ts)
+	for i := range run {
+		rec := &run[i]
+		r := &recs[i]
+		_, err := b.p.append(b.ctx, rec, n, r.Timestamp, r.Position, now)
+		switch {
+		case err != nil && errors.Is(err, accumulator.ErrRecordTooLarge):
+			b.refuse(base+i, err)
+		case err != nil:
+			return b.stop(base+i, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package sender
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kproduce/kproduce/pkg/accumulator"
+)
+
+// sendRouted appends a run of records that are keyed or name their
+// partition: every partition is chosen under one acquisition of the
+// partitioner's lock, then the records are grouped by partition, in their
+// order, and each partition's records are appended at once.
+func (b *batchSend) sendRouted(run []Record, base int, topic string, n int, ts int64, now time.Time) error {
+	parts := b.route(run, base, topic, n)
+	recs, offsets := b.group(run, parts, n, ts)
+	index := b.sc.index
+	for part := 0; part < n; part++ {
+		from, to := offsets[part], offsets[part+1]
+		tp := accumulator.TopicPartition{Topic: topic, Partition: int32(part)}
+		for from < to {
+			k, _, err := b.p.acc.AppendRecords(b.ctx, tp, recs[from:to], false, now)
+			from += k
+			switch {
+			case err != nil && errors.Is(err, accumulator.ErrRecordTooLarge):
+				b.refuse(base+index[from], err)
+				from++
+			case err != nil:
+				return b.stop(base+index[from], err)
+			}
+		}
+	}
+	return nil
+}
+
+// route chooses the partition of each record of run: its own, or the
+// partitioner's for its key. A record naming a partition the topic does
+// not have is refused and gets -1.
+func (b *batchSend) route(run []Record, base int, topic string, n int) []int32 {
+	parts := b.sc.parts[:0]
+	p := b.p
+	p.mu.Lock()
+	for i := range run {
+		r := &run[i]
+		part := r.Partition
+		if part < 0 {
+			part = p.part.Partition(topic, r.Key, n)
+		}
+		parts = append(parts, part)
+	}
+	p.mu.Unlock()
+	for i, part := range parts {
+		if part >= int32(n) || part < 0 {
+			parts[i] = -1
+			b.refuse(base+i, fmt.Errorf("%w: partition %d of topic %s, which has %d partitions", ErrUnknownPartition, part, topic, n))
+		}
+	}
+	b.sc.parts = parts
+	return parts
+}
+
+// group copies the records of run that have a partition into the scratch
+// records, ordered by partition and in run order within one (a counting
+// sort), with their index in run alongside. The records of partition p
+// are recs[offsets[p]:offsets[p+1]].
+func (b *batchSend) group(run []Record, parts []int32, n int, ts int64) (recs []accumulator.Record, offsets []int) {
+	sc := b.sc
+	offsets = grow(sc.offsets, n+1)
+	clear(offsets)
+	for _, part := range parts {
+		if part >= 0 {
+			offsets[part+1]++
+		}
+	}
+	for i := 1; i <= n; i++ {
+		offsets[i] += offsets[i-1]
+	}
+	total := offsets[n]
+	recs = grow(sc.recs, total)
+	index := grow(sc.index, total)
+	next := offsets[:n] // where the next record of each partition goes; restored below
+	for i, part := range parts {
+		if part < 0 {
+			continue
+		}
+		r := &run[i]
+		t := r.Timestamp
+		if t == 0 {
+			t = ts
+		}
+		at := next[part]
+		next[part]++
+		recs[at] = accumulator.Record{Timestamp: t, Key: r.Key, Value: r.Value, Headers: r.Headers, Position: r.Position}
+		index[at] = i
+	}
+	// next[p] is now the end of partition p, the start of p+1: shift back.
+	copy(offsets[1:], offsets[:n])
+	offsets[0] = 0
+	sc.recs, sc.index, sc.offsets = recs, index, offsets
+	return recs, offsets
+}
+
+// grow returns s resized to n, reallocated only when its capacity is short.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
+}
