@@ -22,7 +22,7 @@
 //     buffer it obtained (Kafka's allocate-outside-the-lock).
 //   - Buffer memory: every batch buffer is charged to the budget at its
 //     capacity, from the moment it is allocated until Deallocate. Buffers
-//     of a class size (powers of two from min(16 KiB, batch size) up to
+//     of a class size (powers of two from min(4 KiB, batch size) up to
 //     the full batch size) are blocks carved out of chunks of the full
 //     size (a buddy allocator): chunks are allocated within the budget and
 //     kept, released blocks merge and serve any class again, so a changing

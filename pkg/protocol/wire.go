@@ -6,8 +6,11 @@ import (
 )
 
 // refThreshold is the size from which Writer.Ref keeps a reference to a byte
-// slice instead of copying it.
-const refThreshold = 4096
+// slice instead of copying it. Record batches are the large slices: even a
+// small one (a partition of many, each sent on its linger) is referenced,
+// so a frame's own buffer holds only headers and stays small enough to
+// reuse.
+const refThreshold = 512
 
 // Writer is an append-style encoder of Kafka primitive types. The zero value
 // is ready to use. Large byte slices passed to Ref are kept by reference so a
@@ -35,6 +38,10 @@ func (w *Writer) Reset() {
 	w.refs = w.refs[:0]
 	w.n = 0
 }
+
+// Retained is the capacity of the writer's own buffer: the memory a writer
+// kept for reuse holds (referenced slices not included).
+func (w *Writer) Retained() int { return cap(w.buf) }
 
 // Len is the number of bytes written so far.
 func (w *Writer) Len() int { return w.n + len(w.buf) }
