@@ -96,6 +96,26 @@ func (s *splitter) next() (rec []byte, size int64, err error) {
 	}
 }
 
+// nextBuffered is next for a record wholly in the read buffer: when the
+// buffered bytes hold no delimiter (and the input has not ended), it
+// returns ok false and consumes nothing, since next would read the source.
+// A record it returns stays valid until the source is read again.
+func (s *splitter) nextBuffered() (rec []byte, size int64, ok bool) {
+	buf, _ := s.br.Peek(s.br.Buffered()) // cannot fail: the bytes are buffered
+	end, skip := bytes.Index(buf, s.delim), len(s.delim)
+	switch {
+	case end < 0 && s.eof && len(buf) > 0: // the last record, without a delimiter
+		end, skip = len(buf), 0
+	case end < 0:
+		return nil, 0, false
+	}
+	_, _ = s.br.Discard(end + skip)
+	if int64(end) > s.limit {
+		return nil, int64(end), true
+	}
+	return buf[:end], int64(end), true
+}
+
 // keep appends part of a record to acc while the record (size bytes so
 // far) is within the limit, and returns acc.
 func (s *splitter) keep(size int64, part []byte) []byte {
@@ -149,22 +169,44 @@ func (l *linesReader) Next(rec *Record) error {
 		if err != nil {
 			return err
 		}
-		l.number++
-		if size == 0 && l.skipEmpty {
-			continue
-		}
-		*rec = Record{Source: l.source, Number: l.number, Partition: -1, Headers: l.shaper.headers, ReadAt: l.split.readAt}
-		if size > l.split.limit {
-			rec.Err = tooLarge(size, l.split.limit)
+		if l.record(rec, data, size) {
 			return nil
 		}
-		if l.keyDelim != nil {
-			if k, v, found := bytes.Cut(data, l.keyDelim); found {
-				l.shaper.shape(rec, k, true, v)
-				return nil
-			}
-		}
-		l.shaper.shape(rec, nil, false, data)
-		return nil
 	}
+}
+
+// readBuffered appends to b the records wholly in the read buffer, until b
+// holds max records.
+func (l *linesReader) readBuffered(b *Batch, max int) {
+	for len(b.Records) < max {
+		data, size, ok := l.split.nextBuffered()
+		if !ok {
+			return
+		}
+		if l.record(b.slot(), data, size) {
+			b.Records = b.Records[:len(b.Records)+1]
+		}
+	}
+}
+
+// record makes rec the next record, of size raw bytes (data, unless it is
+// too large); false when the record is an empty one skipped.
+func (l *linesReader) record(rec *Record, data []byte, size int64) bool {
+	l.number++
+	if size == 0 && l.skipEmpty {
+		return false
+	}
+	*rec = Record{Source: l.source, Number: l.number, Partition: -1, Headers: l.shaper.headers, ReadAt: l.split.readAt}
+	if size > l.split.limit {
+		rec.Err = tooLarge(size, l.split.limit)
+		return true
+	}
+	if l.keyDelim != nil {
+		if k, v, found := bytes.Cut(data, l.keyDelim); found {
+			l.shaper.shape(rec, k, true, v)
+			return true
+		}
+	}
+	l.shaper.shape(rec, nil, false, data)
+	return true
 }

@@ -30,6 +30,8 @@ type producerRun struct {
 	readErr atomic.Bool  // an input could not be read to its end
 	read    atomic.Int64 // records read so far
 	txn     *txnRun      // nil unless --transactional-id
+	// sendScratch is the reading goroutine's memory for produceBatch.
+	sendScratch sendScratch
 
 	pacer     *pacer         // --rate; nil without
 	prog      *progress      // --progress; nil when no bar is drawn
@@ -116,6 +118,11 @@ func (r *producerRun) setUp(s cmdutil.Streams, inputs []input.Input) error {
 	}
 	if r.opts.TransactionalID != "" {
 		r.txn = newTxnRun(r, rep.NeedsRecordBytes())
+	}
+	if !rep.PrintsDeliveries() && r.stats == nil && r.txn == nil {
+		// -o none: a delivered batch is counted, its records are not
+		// reported one by one (failures still are).
+		cfg.Accumulator.OnDelivered = func(_ accumulator.TopicPartition, _ int64, n int) { rep.Delivered(n) }
 	}
 	if r.prod, err = sender.New(cfg, r.onCompletion); err != nil {
 		return cmdutil.AsUsageError(err)
