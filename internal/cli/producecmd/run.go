@@ -32,6 +32,9 @@ type producerRun struct {
 	txn     *txnRun      // nil unless --transactional-id
 	// sendScratch is the reading goroutine's memory for produceBatch.
 	sendScratch sendScratch
+	// completion is onCompletion's report, reused: the producer's callbacks
+	// run one at a time on its Sender goroutine.
+	completion report.Record
 
 	pacer     *pacer         // --rate; nil without
 	prog      *progress      // --progress; nil when no bar is drawn
@@ -141,7 +144,8 @@ func (r *producerRun) onCompletion(res *accumulator.Result) {
 	if r.stats != nil && res.Err == nil {
 		r.stats.delivered(res)
 	}
-	r.report(res.Position.Source, &report.Record{
+	rep := &r.completion
+	*rep = report.Record{
 		Source:    r.sources[res.Position.Source],
 		Number:    res.Position.Record,
 		Topic:     res.Topic,
@@ -151,7 +155,9 @@ func (r *producerRun) onCompletion(res *accumulator.Result) {
 		Key:       res.Key,
 		Value:     res.Value,
 		Err:       res.Err,
-	})
+	}
+	r.report(res.Position.Source, rep)
+	*rep = report.Record{}
 }
 
 // close waits for every record to have an outcome. After an interrupt the
