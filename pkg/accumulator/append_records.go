@@ -82,7 +82,16 @@ func (a *Accumulator) appendRun(r *appendRequest, recs []Record) (int, AppendRes
 	}
 	dq := a.dequeLocked(r.tp)
 	var sum AppendResult
-	for i := range recs {
+	for i := 0; i < len(recs); i++ {
+		if last := dq.last(); last != nil && !last.appendsClosed {
+			k := a.appendFitting(last, recs[i:])
+			if k > 0 {
+				sum.BatchIsFull = sum.BatchIsFull || dq.len() > 1 || last.isFull(a.limit)
+				if i += k; i == len(recs) {
+					break
+				}
+			}
+		}
 		rec := &recs[i]
 		tail, own, err := checkSize(&a.cfg, r.tp, rec.Key, rec.Value, rec.Headers)
 		if err != nil {
@@ -97,4 +106,22 @@ func (a *Accumulator) appendRun(r *appendRequest, recs []Record) (int, AppendRes
 		sum.BatchIsFull = sum.BatchIsFull || res.BatchIsFull
 	}
 	return len(recs), sum, 0, nil
+}
+
+// appendFitting appends records from the front of recs to b, the open
+// tail batch, while each fits in its buffer as it is and within fitLimit
+// (so that no size check of Append can fail), and returns how many it
+// appended: the common case of a run, without the checks and branches of
+// appendLocked. a.mu must be held.
+func (a *Accumulator) appendFitting(b *Batch, recs []Record) int {
+	limit := min(a.fitLimit, cap(b.buf))
+	for i := range recs {
+		rec := &recs[i]
+		body := b.recordBodySize(rec.Timestamp, protocol.RecordTailSize(rec.Key, rec.Value, rec.Headers))
+		if len(b.buf)+protocol.VarintLen(int32(body))+body > limit {
+			return i
+		}
+		b.appendRecord(rec, body)
+	}
+	return len(recs)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/kproduce/kproduce/pkg/accumulator"
 )
@@ -34,18 +35,44 @@ func (p *Producer) SendBatch(ctx context.Context, recs []Record, refused func(i 
 	if err := p.checkAccepting(); err != nil {
 		return 0, err
 	}
-	p.askForNewTopics(recs)
 	sc := p.scratch.Get().(*batchScratch)
 	defer p.scratch.Put(sc)
+	ends := p.runs(recs, sc)
 	b := batchSend{p: p, ctx: ctx, sc: sc, refused: refused}
-	for i := 0; i < len(recs); {
-		j := runEnd(recs, i)
+	i := 0
+	for _, j := range ends {
 		if err := b.sendRun(recs[i:j], i); err != nil {
 			return b.stoppedAt, err
 		}
 		i = j
 	}
 	return len(recs), nil
+}
+
+// runs splits recs into runs (see runEnd) and returns their ends, in
+// sc.ends; meanwhile it adds every topic of recs that the metadata does not
+// know yet, at once, so that they are fetched together before the first
+// of them is waited for.
+func (p *Producer) runs(recs []Record, sc *batchScratch) []int {
+	cluster := p.md.Fetch()
+	var topics []string
+	ends := sc.ends[:0]
+	last := ""
+	for i := 0; i < len(recs); {
+		if t := recs[i].Topic; !sameString(t, last) && t != "" {
+			last = t
+			if cluster.PartitionCount(t) == 0 {
+				topics = append(topics, t)
+			}
+		}
+		i = runEnd(recs, i)
+		ends = append(ends, i)
+	}
+	if len(topics) > 0 {
+		p.md.AddTopics(topics...)
+	}
+	sc.ends = ends
+	return ends
 }
 
 // checkAccepting is the error every record gets while the producer does
@@ -63,43 +90,32 @@ func (p *Producer) checkAccepting() error {
 	return nil
 }
 
-// askForNewTopics adds every topic of recs that the metadata does not know
-// yet, at once, so that they are fetched together before the first of
-// them is waited for.
-func (p *Producer) askForNewTopics(recs []Record) {
-	cluster := p.md.Fetch()
-	var topics []string
-	last := ""
-	for i := range recs {
-		t := recs[i].Topic
-		if t == last || t == "" {
-			continue
-		}
-		last = t
-		if cluster.PartitionCount(t) == 0 {
-			topics = append(topics, t)
-		}
-	}
-	if len(topics) > 0 {
-		p.md.AddTopics(topics...)
-	}
-}
-
 // runEnd is the end of the run of records starting at i: the records of
 // the same topic, read at the same time, that are all unkeyed records for
 // the partitioner or all not (see unkeyed).
 func runEnd(recs []Record, i int) int {
 	first := &recs[i]
 	u := unkeyed(first)
+	topic, readAt := first.Topic, first.ReadAt
 	j := i + 1
 	for ; j < len(recs); j++ {
 		r := &recs[j]
-		if r.Topic != first.Topic || !r.ReadAt.Equal(first.ReadAt) || unkeyed(r) != u {
+		if !sameString(r.Topic, topic) || !sameTime(r.ReadAt, readAt) || unkeyed(r) != u {
 			break
 		}
 	}
 	return j
 }
+
+// sameString is a == b, answered at once for the common case of one
+// string value shared by many records (the same topic name).
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
+
+// sameTime is a.Equal(b), answered at once for the common case of one
+// time value shared by many records (read from one buffer).
+func sameTime(a, b time.Time) bool { return a == b || a.Equal(b) }
 
 // unkeyed reports whether the partitioner places rec as a record without
 // a key: it names no partition and has no key.
@@ -107,6 +123,7 @@ func unkeyed(rec *Record) bool { return rec.Partition < 0 && rec.Key == nil }
 
 // batchScratch is SendBatch's reused memory, from Producer.scratch.
 type batchScratch struct {
+	ends    []int                // the end of each run of the batch
 	recs    []accumulator.Record // the run's records, grouped by partition
 	index   []int                // the index in the run of each of recs
 	parts   []int32              // the partition of each record of the run, -1 when refused
@@ -195,17 +212,22 @@ func (b *batchSend) stop(i int, err error) error {
 // fill copies run into the scratch records, timestamped ts unless they
 // bring their own.
 func (b *batchSend) fill(run []Record, ts int64) []accumulator.Record {
-	recs := b.sc.recs[:0]
+	recs := grow(b.sc.recs, len(run))
 	for i := range run {
-		r := &run[i]
-		t := r.Timestamp
-		if t == 0 {
-			t = ts
-		}
-		recs = append(recs, accumulator.Record{Timestamp: t, Key: r.Key, Value: r.Value, Headers: r.Headers, Position: r.Position})
+		toAppend(&recs[i], &run[i], ts)
 	}
 	b.sc.recs = recs
 	return recs
+}
+
+// toAppend sets dst to the accumulator's form of r, timestamped ts unless
+// it brings its own.
+func toAppend(dst *accumulator.Record, r *Record, ts int64) {
+	dst.Timestamp = ts
+	if r.Timestamp != 0 {
+		dst.Timestamp = r.Timestamp
+	}
+	dst.Key, dst.Value, dst.Headers, dst.Position = r.Key, r.Value, r.Headers, r.Position
 }
 
 // sendSticky appends a run of unkeyed records with a sticky partitioner:

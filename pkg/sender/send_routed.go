@@ -84,14 +84,9 @@ func (b *batchSend) group(run []Record, parts []int32, n int, ts int64) (recs []
 		if part < 0 {
 			continue
 		}
-		r := &run[i]
-		t := r.Timestamp
-		if t == 0 {
-			t = ts
-		}
 		at := next[part]
 		next[part]++
-		recs[at] = accumulator.Record{Timestamp: t, Key: r.Key, Value: r.Value, Headers: r.Headers, Position: r.Position}
+		toAppend(&recs[at], &run[i], ts)
 		index[at] = i
 	}
 	// next[p] is now the end of partition p, the start of p+1: shift back.

@@ -141,10 +141,11 @@ func (r *producerRun) report(source int32, rep *report.Record) {
 // the producer. It returns false when reading must stop.
 func (r *producerRun) produceBatch(ctx context.Context, source int32, recs []input.Record) bool {
 	sb := &r.sendScratch
-	sb.recs, sb.index = sb.recs[:0], sb.index[:0]
+	sb.recs, sb.index = grow(sb.recs, len(recs)), sb.index[:0]
+	n := 0
 	for k := range recs {
-		rec := &recs[k]
-		srec := sender.Record{Topic: rec.Topic, Partition: rec.Partition, Key: rec.Key, Value: rec.Value,
+		rec, srec := &recs[k], &sb.recs[n] // filled in place: no copy of a record
+		*srec = sender.Record{Topic: rec.Topic, Partition: rec.Partition, Key: rec.Key, Value: rec.Value,
 			Headers: rec.Headers, Timestamp: rec.Timestamp, ReadAt: rec.ReadAt,
 			Position: accumulator.Position{Source: source, Record: rec.Number}}
 		if srec.Topic == "" {
@@ -158,12 +159,13 @@ func (r *producerRun) produceBatch(ctx context.Context, source int32, recs []inp
 			err = errNoTopic
 		}
 		if err != nil {
-			r.reportUnsent(source, rec, &srec, err)
+			r.reportUnsent(source, rec, srec, err)
 			continue
 		}
-		sb.recs = append(sb.recs, srec)
 		sb.index = append(sb.index, k)
+		n++
 	}
+	sb.recs = sb.recs[:n]
 	sent := sb.recs
 	refuse := func(i int, err error) {
 		r.reportUnsent(source, &recs[sb.index[i]], &sent[i], sendError(err))
@@ -207,4 +209,13 @@ func (r *producerRun) countSent(recs []sender.Record) {
 func (r *producerRun) reportUnsent(source int32, rec *input.Record, srec *sender.Record, err error) {
 	r.report(source, &report.Record{Source: rec.Source, Number: rec.Number, Topic: srec.Topic,
 		Partition: srec.Partition, Offset: -1, Timestamp: -1, Key: rec.Key, Value: rec.Value, Err: err})
+}
+
+// grow returns s with length n, reallocated only when its capacity is
+// short (the contents are then lost: it is scratch).
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
