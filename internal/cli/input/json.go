@@ -86,16 +86,21 @@ func (j *jsonReader) Next(rec *Record) error {
 // parsed into the same scratch.
 func (j *jsonReader) readBuffered(b *Batch, max int) {
 	b.keep(&b.Records[len(b.Records)-1])
+	buf := j.split.buffered()
+	used := 0
 	for len(b.Records) < max {
-		data, size, ok := j.split.nextBuffered()
+		end, skip, ok := j.split.cut(buf[used:])
 		if !ok {
-			return
+			break
 		}
+		data, size := buf[used:used+end], int64(end)
+		used += end + skip
 		if rec := b.slot(); j.record(rec, data, size) {
 			b.keep(rec)
 			b.Records = b.Records[:len(b.Records)+1]
 		}
 	}
+	j.split.discard(used)
 }
 
 // record parses the next record, of size raw bytes (data, unless it is

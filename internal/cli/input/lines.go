@@ -96,25 +96,34 @@ func (s *splitter) next() (rec []byte, size int64, err error) {
 	}
 }
 
-// nextBuffered is next for a record wholly in the read buffer: when the
-// buffered bytes hold no delimiter (and the input has not ended), it
-// returns ok false and consumes nothing, since next would read the source.
-// A record it returns stays valid until the source is read again.
-func (s *splitter) nextBuffered() (rec []byte, size int64, ok bool) {
+// buffered returns the bytes in the read buffer, not yet consumed. They
+// stay valid until the source is read again; consume them with Discard.
+func (s *splitter) buffered() []byte {
 	buf, _ := s.br.Peek(s.br.Buffered()) // cannot fail: the bytes are buffered
-	end, skip := bytes.Index(buf, s.delim), len(s.delim)
-	switch {
-	case end < 0 && s.eof && len(buf) > 0: // the last record, without a delimiter
-		end, skip = len(buf), 0
-	case end < 0:
-		return nil, 0, false
-	}
-	_, _ = s.br.Discard(end + skip)
-	if int64(end) > s.limit {
-		return nil, int64(end), true
-	}
-	return buf[:end], int64(end), true
+	return buf
 }
+
+// cut splits the front record off buf, bytes from the read buffer: it
+// returns the record's end in buf and the length of what follows it
+// (the delimiter, none for a last record without one), or ok false when
+// buf holds no whole record (next would read the source).
+func (s *splitter) cut(buf []byte) (end, skip int, ok bool) {
+	if len(s.delim) == 1 {
+		end = bytes.IndexByte(buf, s.delim[0])
+	} else {
+		end = bytes.Index(buf, s.delim)
+	}
+	switch {
+	case end >= 0:
+		return end, len(s.delim), true
+	case s.eof && len(buf) > 0: // the last record, without a delimiter
+		return len(buf), 0, true
+	}
+	return 0, 0, false
+}
+
+// discard consumes n buffered bytes.
+func (s *splitter) discard(n int) { _, _ = s.br.Discard(n) }
 
 // keep appends part of a record to acc while the record (size bytes so
 // far) is within the limit, and returns acc.
@@ -176,17 +185,26 @@ func (l *linesReader) Next(rec *Record) error {
 }
 
 // readBuffered appends to b the records wholly in the read buffer, until b
-// holds max records.
+// holds max records. They alias the buffer, which is not read again
+// before b is done with.
 func (l *linesReader) readBuffered(b *Batch, max int) {
+	buf := l.split.buffered()
+	used := 0
 	for len(b.Records) < max {
-		data, size, ok := l.split.nextBuffered()
+		end, skip, ok := l.split.cut(buf[used:])
 		if !ok {
-			return
+			break
+		}
+		data, size := buf[used:used+end], int64(end)
+		used += end + skip
+		if size > l.split.limit {
+			data = nil
 		}
 		if l.record(b.slot(), data, size) {
 			b.Records = b.Records[:len(b.Records)+1]
 		}
 	}
+	l.split.discard(used)
 }
 
 // record makes rec the next record, of size raw bytes (data, unless it is
@@ -196,7 +214,10 @@ func (l *linesReader) record(rec *Record, data []byte, size int64) bool {
 	if size == 0 && l.skipEmpty {
 		return false
 	}
-	*rec = Record{Source: l.source, Number: l.number, Partition: -1, Headers: l.shaper.headers, ReadAt: l.split.readAt}
+	// Every field, one by one (the key and value by shape): a struct
+	// literal would be built aside and copied whole.
+	rec.Source, rec.Number, rec.Topic, rec.Partition = l.source, l.number, "", -1
+	rec.Headers, rec.Timestamp, rec.ReadAt, rec.Err = l.shaper.headers, 0, l.split.readAt, nil
 	if size > l.split.limit {
 		rec.Err = tooLarge(size, l.split.limit)
 		return true

@@ -144,10 +144,13 @@ func (r *producerRun) produceBatch(ctx context.Context, source int32, recs []inp
 	sb.recs, sb.index = grow(sb.recs, len(recs)), sb.index[:0]
 	n := 0
 	for k := range recs {
-		rec, srec := &recs[k], &sb.recs[n] // filled in place: no copy of a record
-		*srec = sender.Record{Topic: rec.Topic, Partition: rec.Partition, Key: rec.Key, Value: rec.Value,
-			Headers: rec.Headers, Timestamp: rec.Timestamp, ReadAt: rec.ReadAt,
-			Position: accumulator.Position{Source: source, Record: rec.Number}}
+		// Every field, one by one, in place: a struct literal would be
+		// built aside and copied whole.
+		rec, srec := &recs[k], &sb.recs[n]
+		srec.Topic, srec.Partition = rec.Topic, rec.Partition
+		srec.Key, srec.Value, srec.Headers = rec.Key, rec.Value, rec.Headers
+		srec.Timestamp, srec.ReadAt = rec.Timestamp, rec.ReadAt
+		srec.Position = accumulator.Position{Source: source, Record: rec.Number}
 		if srec.Topic == "" {
 			srec.Topic = r.opts.Topic
 		}
