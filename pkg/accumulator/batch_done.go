@@ -45,8 +45,11 @@ func (b *Batch) fireCallbacks(baseOffset, logAppendTime int64, err error) {
 	positions := b.records.reader()
 	for i := 0; i < b.count; i++ {
 		m := positions.next()
-		*res = Result{TopicPartition: b.tp, Offset: -1, Timestamp: b.baseTimestamp + int64(m.timestampDelta),
-			BatchCreatedAt: b.createdAt, Position: m.Position, Err: err}
+		// Every field, one by one (a struct literal is built aside and
+		// copied whole): the callback may have changed them.
+		res.TopicPartition, res.Offset, res.Timestamp = b.tp, -1, b.baseTimestamp+int64(m.timestampDelta)
+		res.BatchCreatedAt, res.Key, res.Value, res.Headers = b.createdAt, nil, nil, nil
+		res.Position, res.Err = m.Position, err
 		if err == nil && baseOffset >= 0 {
 			res.Offset = baseOffset + int64(i)
 		}

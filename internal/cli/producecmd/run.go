@@ -144,20 +144,13 @@ func (r *producerRun) onCompletion(res *accumulator.Result) {
 	if r.stats != nil && res.Err == nil {
 		r.stats.delivered(res)
 	}
+	// Every field, one by one: a struct literal would be built aside and
+	// copied whole.
 	rep := &r.completion
-	*rep = report.Record{
-		Source:    r.sources[res.Position.Source],
-		Number:    res.Position.Record,
-		Topic:     res.Topic,
-		Partition: res.Partition,
-		Offset:    res.Offset,
-		Timestamp: res.Timestamp,
-		Key:       res.Key,
-		Value:     res.Value,
-		Err:       res.Err,
-	}
+	rep.Source, rep.Number = r.sources[res.Position.Source], res.Position.Record
+	rep.Topic, rep.Partition, rep.Offset, rep.Timestamp = res.Topic, res.Partition, res.Offset, res.Timestamp
+	rep.Key, rep.Value, rep.Err = res.Key, res.Value, res.Err
 	r.report(res.Position.Source, rep)
-	*rep = report.Record{}
 }
 
 // close waits for every record to have an outcome. After an interrupt the
