@@ -76,6 +76,55 @@ func TestAppendRecordsMatchesAppend(t *testing.T) {
 	assert.Equal(t, oneRec.all(), runRec.all())
 }
 
+// TestAppendRecordsEncodesEveryRecord: the batches of a run, checked with
+// kmsg as the oracle (checkEncoded), hold its records in order: keys,
+// values and headers null, empty or not, timestamps out of order, records
+// larger than a batch alone, for every codec.
+func TestAppendRecordsEncodesEveryRecord(t *testing.T) {
+	for _, codec := range codecs {
+		t.Run(codec.String(), func(t *testing.T) {
+			cfg := testConfig()
+			cfg.BatchSize = 4 << 10
+			cfg.BufferMemory = 8 << 20 // all of the run at once: nothing is sent meanwhile
+			cfg.Codec = codec
+			cfg.Linger = time.Hour
+			a, _ := newTestAccumulator(t, cfg)
+			c := newTestCluster(map[string]int{"t": 1}, 1)
+			var recs []Record
+			for i := 0; i < 60; i++ {
+				for _, m := range mixedRecords() {
+					recs = append(recs, Record{Timestamp: m.ts + int64(i), Key: m.key, Value: m.value, Headers: m.headers,
+						Position: Position{Record: int64(len(recs))}})
+				}
+			}
+			n, _, err := a.AppendRecords(context.Background(), TopicPartition{"t", 0}, recs, false, t0)
+			require.NoError(t, err)
+			require.Equal(t, len(recs), n)
+			a.BeginFlush()
+			got := 0
+			for a.HasUndrained() {
+				for _, b := range drainAll(a, c, t0) {
+					base := recs[got].Timestamp
+					for i, r := range checkEncoded(t, b, codec) {
+						want := &recs[got+i]
+						require.Equal(t, want.Key, r.Key, "record %d", got+i)
+						require.Equal(t, want.Value, r.Value, "record %d", got+i)
+						require.Equal(t, len(want.Headers), len(r.Headers), "record %d", got+i)
+						for j := range want.Headers {
+							require.Equal(t, want.Headers[j].Key, r.Headers[j].Key)
+							require.Equal(t, want.Headers[j].Value, r.Headers[j].Value)
+						}
+						require.Equal(t, want.Timestamp-base, r.TimestampDelta, "record %d", got+i)
+					}
+					got += b.RecordCount()
+					complete(t, a, []*Batch{b}, 0)
+				}
+			}
+			assert.Equal(t, len(recs), got)
+		})
+	}
+}
+
 // TestAppendRecordsAbortsForNewBatch: with abortOnNewBatch the run stops at
 // the first record that would open a batch; that record and the ones after
 // it are not appended, and the full batch is closed for appends.
