@@ -38,10 +38,10 @@ func (p *Producer) SendBatch(ctx context.Context, recs []Record, refused func(i 
 	sc := p.scratch.Get().(*batchScratch)
 	defer p.scratch.Put(sc)
 	ends := p.runs(recs, sc)
-	b := batchSend{p: p, ctx: ctx, sc: sc, refused: refused}
+	b := batchSend{p: p, sc: sc, refused: refused}
 	i := 0
 	for _, j := range ends {
-		if err := b.sendRun(recs[i:j], i); err != nil {
+		if err := b.sendRun(ctx, recs[i:j], i); err != nil {
 			return b.stoppedAt, err
 		}
 		i = j
@@ -135,7 +135,6 @@ func newBatchScratch() any { return new(batchScratch) }
 // batchSend is one SendBatch call.
 type batchSend struct {
 	p         *Producer
-	ctx       context.Context
 	sc        *batchScratch
 	refused   func(int, error)
 	stoppedAt int // the index in the whole batch of the record that stopped it
@@ -151,12 +150,12 @@ func (b *batchSend) refuse(i int, err error) {
 // sendRun sends one run of records (see runEnd) whose first record is at
 // index base of the batch. It returns the error that stops the batch,
 // with stoppedAt set.
-func (b *batchSend) sendRun(run []Record, base int) error {
+func (b *batchSend) sendRun(ctx context.Context, run []Record, base int) error {
 	p := b.p
 	topic := run[0].Topic
-	n, err := p.partitionCount(b.ctx, topic)
+	n, err := p.partitionCount(ctx, topic)
 	if err != nil {
-		if b.stops(err) {
+		if b.stops(ctx, err) {
 			b.stoppedAt = base
 			return err
 		}
@@ -166,14 +165,23 @@ func (b *batchSend) sendRun(run []Record, base int) error {
 		return nil
 	}
 	now := p.readTime(run[0].ReadAt)
-	ts := now.UnixMilli()
+	rs := &runSpec{base: base, topic: topic, n: n, ts: now.UnixMilli(), now: now}
 	if unkeyed(&run[0]) {
 		if sp, ok := p.part.(accumulator.StickyPartitioner); ok && sp.StickyForNullKeys() {
-			return b.sendSticky(run, base, topic, n, ts, now)
+			return b.sendSticky(ctx, run, rs)
 		}
-		return b.sendEach(run, base, n, ts, now)
+		return b.sendEach(ctx, run, rs)
 	}
-	return b.sendRouted(run, base, topic, n, ts, now)
+	return b.sendRouted(ctx, run, rs)
+}
+
+// runSpec is what the records of a run share.
+type runSpec struct {
+	base  int    // the index in the batch of the run's first record
+	topic string // their topic
+	n     int    // its partition count
+	ts    int64  // the timestamp of those that bring none
+	now   time.Time
 }
 
 // readTime is the time a record read at readAt counts from: readAt (now
@@ -191,8 +199,8 @@ func (p *Producer) readTime(readAt time.Time) time.Time {
 }
 
 // stops reports whether an error of one record stops the whole batch.
-func (b *batchSend) stops(err error) bool {
-	return errors.Is(err, ErrClosed) || errors.Is(err, accumulator.ErrClosed) || b.ctx.Err() != nil ||
+func (b *batchSend) stops(ctx context.Context, err error) bool {
+	return errors.Is(err, ErrClosed) || errors.Is(err, accumulator.ErrClosed) || ctx.Err() != nil ||
 		b.p.sender.fatalError() != nil
 }
 
@@ -234,36 +242,36 @@ func toAppend(dst *accumulator.Record, r *Record, ts int64) {
 // to the topic's sticky partition until a record would open a new batch
 // there; then the partitioner moves on (OnNewBatch) and that record opens
 // a batch on the new partition, as in Kafka's abortOnNewBatch dance.
-func (b *batchSend) sendSticky(run []Record, base int, topic string, n int, ts int64, now time.Time) error {
+func (b *batchSend) sendSticky(ctx context.Context, run []Record, rs *runSpec) error {
 	p := b.p
-	recs := b.fill(run, ts)
-	tp := accumulator.TopicPartition{Topic: topic}
+	recs := b.fill(run, rs.ts)
+	tp := accumulator.TopicPartition{Topic: rs.topic}
 	p.mu.Lock()
-	tp.Partition = p.part.Partition(topic, nil, n)
+	tp.Partition = p.part.Partition(rs.topic, nil, rs.n)
 	p.mu.Unlock()
 	for done := 0; done < len(recs); {
-		k, res, err := p.acc.AppendRecords(b.ctx, tp, recs[done:], true, now)
+		k, res, err := p.acc.AppendRecords(ctx, tp, recs[done:], true, rs.now)
 		done += k
 		switch {
 		case err != nil && errors.Is(err, accumulator.ErrRecordTooLarge):
-			b.refuse(base+done, err)
+			b.refuse(rs.base+done, err)
 			done++
 			continue
 		case err != nil:
-			return b.stop(base+done, err)
+			return b.stop(rs.base+done, err)
 		case !res.AbortForNewBatch:
 			continue
 		}
 		p.mu.Lock()
-		p.part.OnNewBatch(topic, n, tp.Partition)
-		tp.Partition = p.part.Partition(topic, nil, n)
+		p.part.OnNewBatch(rs.topic, rs.n, tp.Partition)
+		tp.Partition = p.part.Partition(rs.topic, nil, rs.n)
 		p.mu.Unlock()
-		k, _, err = p.acc.AppendRecords(b.ctx, tp, recs[done:done+1], false, now)
+		_, _, err = p.acc.AppendRecords(ctx, tp, recs[done:done+1], false, rs.now)
 		switch {
 		case err != nil && errors.Is(err, accumulator.ErrRecordTooLarge):
-			b.refuse(base+done, err)
+			b.refuse(rs.base+done, err)
 		case err != nil:
-			return b.stop(base+done, err)
+			return b.stop(rs.base+done, err)
 		}
 		done++
 	}
@@ -272,17 +280,16 @@ func (b *batchSend) sendSticky(run []Record, base int, topic string, n int, ts i
 
 // sendEach appends a run of unkeyed records one by one, for a partitioner
 // that may choose anew for each (round-robin, random).
-func (b *batchSend) sendEach(run []Record, base int, n int, ts int64, now time.Time) error {
-	recs := b.fill(run, ts)
+func (b *batchSend) sendEach(ctx context.Context, run []Record, rs *runSpec) error {
+	recs := b.fill(run, rs.ts)
 	for i := range run {
-		rec := &run[i]
 		r := &recs[i]
-		_, err := b.p.append(b.ctx, rec, n, r.Timestamp, r.Position, now)
+		_, err := b.p.append(ctx, &run[i], rs.n, r.Timestamp, r.Position, rs.now)
 		switch {
 		case err != nil && errors.Is(err, accumulator.ErrRecordTooLarge):
-			b.refuse(base+i, err)
+			b.refuse(rs.base+i, err)
 		case err != nil:
-			return b.stop(base+i, err)
+			return b.stop(rs.base+i, err)
 		}
 	}
 	return nil

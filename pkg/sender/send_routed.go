@@ -1,9 +1,9 @@
 package sender
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/kproduce/kproduce/pkg/accumulator"
 )
@@ -12,22 +12,22 @@ import (
 // partition: every partition is chosen under one acquisition of the
 // partitioner's lock, then the records are grouped by partition, in their
 // order, and each partition's records are appended at once.
-func (b *batchSend) sendRouted(run []Record, base int, topic string, n int, ts int64, now time.Time) error {
-	parts := b.route(run, base, topic, n)
-	recs, offsets := b.group(run, parts, n, ts)
+func (b *batchSend) sendRouted(ctx context.Context, run []Record, rs *runSpec) error {
+	parts := b.route(run, rs)
+	recs, offsets := b.group(run, parts, rs.n, rs.ts)
 	index := b.sc.index
-	for part := 0; part < n; part++ {
+	for part := 0; part < rs.n; part++ {
 		from, to := offsets[part], offsets[part+1]
-		tp := accumulator.TopicPartition{Topic: topic, Partition: int32(part)}
+		tp := accumulator.TopicPartition{Topic: rs.topic, Partition: int32(part)}
 		for from < to {
-			k, _, err := b.p.acc.AppendRecords(b.ctx, tp, recs[from:to], false, now)
+			k, _, err := b.p.acc.AppendRecords(ctx, tp, recs[from:to], false, rs.now)
 			from += k
 			switch {
 			case err != nil && errors.Is(err, accumulator.ErrRecordTooLarge):
-				b.refuse(base+index[from], err)
+				b.refuse(rs.base+index[from], err)
 				from++
 			case err != nil:
-				return b.stop(base+index[from], err)
+				return b.stop(rs.base+index[from], err)
 			}
 		}
 	}
@@ -37,7 +37,7 @@ func (b *batchSend) sendRouted(run []Record, base int, topic string, n int, ts i
 // route chooses the partition of each record of run: its own, or the
 // partitioner's for its key. A record naming a partition the topic does
 // not have is refused and gets -1.
-func (b *batchSend) route(run []Record, base int, topic string, n int) []int32 {
+func (b *batchSend) route(run []Record, rs *runSpec) []int32 {
 	parts := b.sc.parts[:0]
 	p := b.p
 	p.mu.Lock()
@@ -45,15 +45,15 @@ func (b *batchSend) route(run []Record, base int, topic string, n int) []int32 {
 		r := &run[i]
 		part := r.Partition
 		if part < 0 {
-			part = p.part.Partition(topic, r.Key, n)
+			part = p.part.Partition(rs.topic, r.Key, rs.n)
 		}
 		parts = append(parts, part)
 	}
 	p.mu.Unlock()
 	for i, part := range parts {
-		if part >= int32(n) || part < 0 {
+		if part >= int32(rs.n) || part < 0 {
 			parts[i] = -1
-			b.refuse(base+i, fmt.Errorf("%w: partition %d of topic %s, which has %d partitions", ErrUnknownPartition, part, topic, n))
+			b.refuse(rs.base+i, fmt.Errorf("%w: partition %d of topic %s, which has %d partitions", ErrUnknownPartition, part, rs.topic, rs.n))
 		}
 	}
 	b.sc.parts = parts

@@ -47,15 +47,14 @@ func ReadBatch(r Reader, b *Batch, max int) error {
 	return nil
 }
 
-// reset empties the batch, keeping its memory.
+// reset empties the batch, keeping its memory. The records are not
+// cleared: the readers set every field of a slot they fill.
 func (b *Batch) reset() {
-	clear(b.Records)
 	b.Records = b.Records[:0]
 	b.chunk = 0
 	if len(b.chunks) > 0 {
 		b.chunks[0] = b.chunks[0][:0]
 	}
-	clear(b.headers)
 	b.headers = b.headers[:0]
 }
 

@@ -214,10 +214,11 @@ func (l *linesReader) record(rec *Record, data []byte, size int64) bool {
 	if size == 0 && l.skipEmpty {
 		return false
 	}
-	// Every field, one by one (the key and value by shape): a struct
-	// literal would be built aside and copied whole.
+	// Every field, one by one: a struct literal would be built aside and
+	// copied whole.
 	rec.Source, rec.Number, rec.Topic, rec.Partition = l.source, l.number, "", -1
-	rec.Headers, rec.Timestamp, rec.ReadAt, rec.Err = l.shaper.headers, 0, l.split.readAt, nil
+	rec.Key, rec.Value, rec.Headers = nil, nil, l.shaper.headers
+	rec.Timestamp, rec.ReadAt, rec.Err = 0, l.split.readAt, nil
 	if size > l.split.limit {
 		rec.Err = tooLarge(size, l.split.limit)
 		return true
