@@ -30,7 +30,7 @@ func (c *Client) doSend(req *ClientRequest, kind requestKind, now time.Time) *in
 	c.inFlight.add(req.Destination, r)
 	c.log.Debug().Int32("node", req.Destination).Stringer("api", h.APIKey).Int16("version", h.APIVersion).
 		Int32("correlation_id", h.CorrelationID).Int("bytes", w.Len()).Msg("sending request")
-	c.sel.Send(c.states.get(req.Destination).conn, w.Buffers(nil))
+	c.sel.Send(c.states.get(req.Destination).conn, w.Frame())
 	return r
 }
 
