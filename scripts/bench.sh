@@ -78,21 +78,31 @@ start_broker() {
   "$work/devbroker" -port "$p" "$@" >"$log" 2>&1 &
   local pid=$!
   for _ in $(seq 200); do grep -q ready "$log" && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-  grep -q ready "$log" || { echo "broker did not start: $(cat "$log")" >&2; exit 1; }
+  grep -q ready "$log" || { echo "broker did not start on port $p: $(cat "$log")" >&2; kill "$pid" 2>/dev/null; exit 1; }
   echo "$pid"
 }
-stop_broker() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+# stop_broker PID: stops a broker and waits until it is gone (a broker that
+# stored a million records takes a moment to exit), killing it if need be.
+stop_broker() {
+  kill "$1" 2>/dev/null || return 0
+  for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.05; done
+  kill -9 "$1" 2>/dev/null || true
+}
 
 results=$work/results.txt
 : >"$results"
 mode=
 dpid=
+runs=0
 # measure WORKLOAD TOOL INPUT COMMAND [BROKER FLAGS...]: one run, on a fresh
-# storing broker (store) or the mode's dropping broker (drop).
+# storing broker (store) or the mode's dropping broker (drop). A fresh
+# broker takes the next of 50 ports, so that one still exiting is no
+# obstacle.
 measure() {
   local w=$1 tool=$2 input=$3 cmd=$4 bp="" p=$port start end; shift 4
   if [[ $mode == store || $# -gt 0 ]]; then
-    p=$((port + 2))
+    runs=$((runs + 1))
+    p=$((port + 10 + runs % 50))
     local flags=("$@")
     [[ ${#flags[@]} -gt 0 ]] || flags=(-partitions 6 -topics bench,lat)
     [[ $mode == drop ]] && flags+=(-blackhole)
