@@ -72,14 +72,24 @@ with open(f'{work}/topics-mixed.json', 'w') as f:
 PY
 echo x >"$work/one.txt"
 
-# start_broker PORT LOG [FLAGS...]: starts a dev broker, echoes its pid.
+# start_broker PORT LOG [FLAGS...]: starts a dev broker, echoes its pid and
+# port; tries other ports when one does not start (as seldom happens on a
+# busy machine).
 start_broker() {
-  local p=$1 log=$2; shift 2
-  "$work/devbroker" -port "$p" "$@" >"$log" 2>&1 &
-  local pid=$!
-  for _ in $(seq 200); do grep -q ready "$log" && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-  grep -q ready "$log" || { echo "broker did not start on port $p: $(cat "$log")" >&2; kill "$pid" 2>/dev/null; exit 1; }
-  echo "$pid"
+  local p=$1 log=$2 try pid; shift 2
+  for try in 1 2 3; do
+    "$work/devbroker" -port "$p" "$@" >"$log" 2>&1 &
+    pid=$!
+    for _ in $(seq 200); do grep -q ready "$log" && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    if grep -q ready "$log"; then
+      echo "$pid $p"
+      return
+    fi
+    echo "broker did not start on port $p (try $try): $(cat "$log")" >&2
+    kill -9 "$pid" 2>/dev/null || true
+    p=$((p + 100))
+  done
+  exit 1
 }
 # stop_broker PID: stops a broker and waits until it is gone (a broker that
 # stored a million records takes a moment to exit), killing it if need be.
@@ -93,20 +103,22 @@ results=$work/results.txt
 : >"$results"
 mode=
 dpid=
+dport=$port
 runs=0
 # measure WORKLOAD TOOL INPUT COMMAND [BROKER FLAGS...]: one run, on a fresh
 # storing broker (store) or the mode's dropping broker (drop). A fresh
 # broker takes the next of 50 ports, so that one still exiting is no
 # obstacle.
 measure() {
-  local w=$1 tool=$2 input=$3 cmd=$4 bp="" p=$port start end; shift 4
+  local w=$1 tool=$2 input=$3 cmd=$4 bp="" p=$dport start end; shift 4
   if [[ $mode == store || $# -gt 0 ]]; then
     runs=$((runs + 1))
     p=$((port + 10 + runs % 50))
     local flags=("$@")
     [[ ${#flags[@]} -gt 0 ]] || flags=(-partitions 6 -topics bench,lat)
     [[ $mode == drop ]] && flags+=(-blackhole)
-    bp=$(start_broker "$p" "$work/broker-run.log" "${flags[@]}")
+    read -r bp p < <(start_broker "$p" "$work/broker-run.log" "${flags[@]}")
+    [[ -n $bp ]] || exit 1
   fi
   cmd=${cmd//BROKER/127.0.0.1:$p}
   start=$(date +%s%N)
@@ -125,7 +137,11 @@ tools=(kproduce)
 [[ -n $base ]] && tools+=(base)
 bin() { [[ $1 == base ]] && echo "$base" || echo "$kp"; }
 for mode in $modes; do
-  if [[ $mode == drop ]]; then dpid=$(start_broker "$port" "$work/broker.log" -partitions 6 -topics bench,lat -blackhole); pids+=("$dpid"); fi
+  if [[ $mode == drop ]]; then
+    read -r dpid dport < <(start_broker "$port" "$work/broker.log" -partitions 6 -topics bench,lat -blackhole)
+    [[ -n $dpid ]] || exit 1
+    pids+=("$dpid")
+  fi
   for r in $(seq "$rounds"); do
     echo "$mode round $r/$rounds (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
     L=$work/lines.txt
@@ -215,8 +231,9 @@ for mode in modes:
 PY
 
 # L1: promptness on an open pipe (a storing broker, so a consumer sees the records).
-lb=$((port + 4))
-lpid=$(start_broker "$lb" "$work/lbroker.log" -partitions 6 -topics lat); pids+=("$lpid")
+read -r lpid lb < <(start_broker $((port + 4)) "$work/lbroker.log" -partitions 6 -topics lat)
+[[ -n $lpid ]] || exit 1
+pids+=("$lpid")
 echo
 echo "L1: one line every 200 ms on an open pipe (delay from write)"
 echo "kproduce:"; "$work/latency" -b "127.0.0.1:$lb" -t lat -n 20 -- "$kp" -b "127.0.0.1:$lb" -t lat -o '%v\n' | sed 's/^/  /'
