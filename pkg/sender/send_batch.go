@@ -167,12 +167,19 @@ func (b *batchSend) sendRun(ctx context.Context, run []Record, base int) error {
 	now := p.readTime(run[0].ReadAt)
 	rs := &runSpec{base: base, topic: topic, n: n, ts: now.UnixMilli(), now: now}
 	if unkeyed(&run[0]) {
-		if sp, ok := p.part.(accumulator.StickyPartitioner); ok && sp.StickyForNullKeys() {
+		if p.stickyForNullKeys() {
 			return b.sendSticky(ctx, run, rs)
 		}
 		return b.sendEach(ctx, run, rs)
 	}
 	return b.sendRouted(ctx, run, rs)
+}
+
+// stickyForNullKeys reports whether the partitioner keeps records without
+// a key on one partition until OnNewBatch (accumulator.StickyPartitioner).
+func (p *Producer) stickyForNullKeys() bool {
+	sp, ok := p.part.(accumulator.StickyPartitioner)
+	return ok && sp.StickyForNullKeys()
 }
 
 // runSpec is what the records of a run share.
@@ -238,13 +245,19 @@ func toAppend(dst *accumulator.Record, r *Record, ts int64) {
 	dst.Key, dst.Value, dst.Headers, dst.Position = r.Key, r.Value, r.Headers, r.Position
 }
 
-// sendSticky appends a run of unkeyed records with a sticky partitioner:
-// to the topic's sticky partition until a record would open a new batch
-// there; then the partitioner moves on (OnNewBatch) and that record opens
-// a batch on the new partition, as in Kafka's abortOnNewBatch dance.
+// sendSticky appends a run of unkeyed records with a sticky partitioner
+// (see appendSticky).
 func (b *batchSend) sendSticky(ctx context.Context, run []Record, rs *runSpec) error {
+	return b.appendSticky(ctx, b.fill(run, rs.ts), rs)
+}
+
+// appendSticky appends unkeyed records, in the accumulator's form, with a
+// sticky partitioner: to the topic's sticky partition until a record would
+// open a new batch there; then the partitioner moves on (OnNewBatch) and
+// that record opens a batch on the new partition, as in Kafka's
+// abortOnNewBatch dance.
+func (b *batchSend) appendSticky(ctx context.Context, recs []accumulator.Record, rs *runSpec) error {
 	p := b.p
-	recs := b.fill(run, rs.ts)
 	tp := accumulator.TopicPartition{Topic: rs.topic}
 	p.mu.Lock()
 	tp.Partition = p.part.Partition(rs.topic, nil, rs.n)
@@ -274,6 +287,28 @@ func (b *batchSend) sendSticky(ctx context.Context, run []Record, rs *runSpec) e
 			return b.stop(rs.base+done, err)
 		}
 		done++
+	}
+	return nil
+}
+
+// appendTo appends records, in the accumulator's form, to one partition,
+// refusing those too large. index, when not nil, holds each record's index
+// in the run (see groupBy); otherwise recs is the run.
+func (b *batchSend) appendTo(ctx context.Context, tp accumulator.TopicPartition, recs []accumulator.Record, rs *runSpec, index []int) error {
+	for from := 0; from < len(recs); {
+		k, _, err := b.p.acc.AppendRecords(ctx, tp, recs[from:], false, rs.now)
+		if from += k; err == nil {
+			continue
+		}
+		at := rs.base + from
+		if index != nil {
+			at = rs.base + index[from]
+		}
+		if !errors.Is(err, accumulator.ErrRecordTooLarge) {
+			return b.stop(at, err)
+		}
+		b.refuse(at, err)
+		from++
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package sender
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/kproduce/kproduce/pkg/accumulator"
@@ -14,21 +13,21 @@ import (
 // order, and each partition's records are appended at once.
 func (b *batchSend) sendRouted(ctx context.Context, run []Record, rs *runSpec) error {
 	parts := b.route(run, rs)
-	recs, offsets := b.group(run, parts, rs.n, rs.ts)
-	index := b.sc.index
+	recs, offsets := groupBy(b.sc, run, parts, rs.n, func(dst *accumulator.Record, r *Record) { toAppend(dst, r, rs.ts) })
+	return b.appendGrouped(ctx, recs, offsets, rs)
+}
+
+// appendGrouped appends each partition's records of a grouped run (see
+// groupBy).
+func (b *batchSend) appendGrouped(ctx context.Context, recs []accumulator.Record, offsets []int, rs *runSpec) error {
 	for part := 0; part < rs.n; part++ {
 		from, to := offsets[part], offsets[part+1]
+		if from == to {
+			continue
+		}
 		tp := accumulator.TopicPartition{Topic: rs.topic, Partition: int32(part)}
-		for from < to {
-			k, _, err := b.p.acc.AppendRecords(ctx, tp, recs[from:to], false, rs.now)
-			from += k
-			switch {
-			case err != nil && errors.Is(err, accumulator.ErrRecordTooLarge):
-				b.refuse(rs.base+index[from], err)
-				from++
-			case err != nil:
-				return b.stop(rs.base+index[from], err)
-			}
+		if err := b.appendTo(ctx, tp, recs[from:to], rs, b.sc.index[from:to]); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -60,12 +59,11 @@ func (b *batchSend) route(run []Record, rs *runSpec) []int32 {
 	return parts
 }
 
-// group copies the records of run that have a partition into the scratch
-// records, ordered by partition and in run order within one (a counting
-// sort), with their index in run alongside. The records of partition p
-// are recs[offsets[p]:offsets[p+1]].
-func (b *batchSend) group(run []Record, parts []int32, n int, ts int64) (recs []accumulator.Record, offsets []int) {
-	sc := b.sc
+// groupBy copies the records of run that have a partition (parts[i] >=
+// 0) into the scratch records with conv, ordered by partition and in run
+// order within one (a counting sort), with their index in run alongside
+// (sc.index). The records of partition p are recs[offsets[p]:offsets[p+1]].
+func groupBy[R any](sc *batchScratch, run []R, parts []int32, n int, conv func(*accumulator.Record, *R)) (recs []accumulator.Record, offsets []int) {
 	offsets = grow(sc.offsets, n+1)
 	clear(offsets)
 	for _, part := range parts {
@@ -86,7 +84,7 @@ func (b *batchSend) group(run []Record, parts []int32, n int, ts int64) (recs []
 		}
 		at := next[part]
 		next[part]++
-		toAppend(&recs[at], &run[i], ts)
+		conv(&recs[at], &run[i])
 		index[at] = i
 	}
 	// next[p] is now the end of partition p, the start of p+1: shift back.
