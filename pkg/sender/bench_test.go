@@ -3,6 +3,7 @@ package sender
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,12 +63,13 @@ func drainFull(p *Producer, all bool) {
 
 // BenchmarkSend100B produces 100-byte records (unkeyed, or keyed with
 // distinct 9-byte keys) to 6 partitions, one Send per record or one
-// SendBatch per run of the records of a 256 KiB input buffer, with a
-// callback per record or a count per batch (OnDelivered, what `-o none`
-// needs).
+// SendBatch per run of the records of a 256 KiB input buffer (or one
+// SendRun, with the records converted to the accumulator's form in the
+// loop), with a callback per record or a count per batch (OnDelivered,
+// what `-o none` needs).
 func BenchmarkSend100B(b *testing.B) {
 	for _, keyed := range []bool{false, true} {
-		for _, mode := range []string{"Send", "SendBatch", "SendBatch/ondelivered"} {
+		for _, mode := range []string{"Send", "SendBatch", "SendBatch/ondelivered", "SendRun/ondelivered"} {
 			name := fmt.Sprintf("%s/keyed=%v", mode, keyed)
 			b.Run(name, func(b *testing.B) { benchSend(b, keyed, mode) })
 		}
@@ -77,12 +79,13 @@ func BenchmarkSend100B(b *testing.B) {
 func benchSend(b *testing.B, keyed bool, mode string) {
 	counted := 0
 	p, delivered := benchProducer(b, func(c *Config) {
-		if mode == "SendBatch/ondelivered" {
+		if strings.HasSuffix(mode, "/ondelivered") {
 			c.Accumulator.OnDelivered = func(_ accumulator.TopicPartition, _ int64, n int) { counted += n }
 		}
 	})
 	const perRun = (256 << 10) / 101
 	run := make([]Record, perRun)
+	accRun := make([]accumulator.Record, perRun) // SendRun's form, built in the loop as the command line does
 	val := make([]byte, 100)
 	keys := make([]byte, 10*perRun)
 	readAt := time.Unix(1_700_000_000, 0)
@@ -101,14 +104,24 @@ func benchSend(b *testing.B, keyed bool, mode string) {
 		for j := range run[:k] {
 			run[j].Position.Record = int64(i + j)
 		}
-		if mode == "Send" {
+		switch mode {
+		case "Send":
 			for j := range run[:k] {
 				if err := p.Send(ctx, &run[j], run[j].Position); err != nil {
 					b.Fatal(err)
 				}
 			}
-		} else if n, err := p.SendBatch(ctx, run[:k], nil); err != nil || n != k {
-			b.Fatal(n, err)
+		case "SendRun/ondelivered":
+			for j := range run[:k] {
+				accRun[j] = accumulator.Record{Key: run[j].Key, Value: run[j].Value, Position: run[j].Position}
+			}
+			if n, err := p.SendRun(ctx, "bench", -1, readAt, accRun[:k], nil); err != nil || n != k {
+				b.Fatal(n, err)
+			}
+		default:
+			if n, err := p.SendBatch(ctx, run[:k], nil); err != nil || n != k {
+				b.Fatal(n, err)
+			}
 		}
 		i += k
 		drainFull(p, false)
