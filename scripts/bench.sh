@@ -173,7 +173,7 @@ for mode in $modes; do
 done
 
 echo
-echo "# $(date -u +%Y-%m-%d) $(uname -m), $(nproc) cores; $lines lines of 100 bytes; $rounds rounds; $(kcat -V 2>/dev/null | sed -n 's/.*\(librdkafka version [^ ]*\).*/kcat, \1/p' | head -1)"
+echo "# $(date -u +%Y-%m-%d) $(uname -m), $(nproc) cores; $lines lines of 100 bytes; $rounds rounds; $(kcat -V 2>/dev/null | sed -n 's/^Version \([^ ]*\).*\(librdkafka [^ ]*\).*/kcat \1, \2/p' | head -1)"
 python3 - "$results" "$lines" <<'PY'
 import sys, statistics as st
 from collections import defaultdict
