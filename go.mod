@@ -3,6 +3,7 @@ module github.com/kproduce/kproduce
 go 1.26.0
 
 require (
+	github.com/confluentinc/confluent-kafka-go/v2 v2.11.1
 	github.com/klauspost/compress v1.20.3
 	github.com/mattn/go-isatty v0.0.22
 	github.com/pierrec/lz4/v4 v4.1.33

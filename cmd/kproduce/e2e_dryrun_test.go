@@ -207,17 +207,19 @@ func TestDryRunMetadataOncePerTopic(t *testing.T) {
 }
 
 // TestDryRunUnreachableCluster checks that a dry run without --partitions
-// fails (exit 1) with one clear error when no broker answers.
+// fails (exit 1) with one clear error when no broker answers, after the
+// notice of the address's first failure.
 func TestDryRunUnreachableCluster(t *testing.T) {
 	res := runKproduce(t, strings.NewReader("a\nb\nc\n"), "-b", closedAddr(t), "-t", "t", "--dry-run",
 		"--request-timeout", "500ms", "--delivery-timeout", "1s")
 	assert.Equal(t, cmdutil.ExitFailed, res.Code)
 	assert.Empty(t, res.Stdout)
 	errs := lines(res.Stderr)
-	require.Len(t, errs, 3, res.Stderr)
-	assert.Regexp(t, `^error: -:1: t/-1: not sent: cluster metadata for topic t: metadata: `, errs[0])
-	assert.Regexp(t, `^error: cluster metadata for topic t: metadata: .*unreachable`, errs[1])
-	assert.Equal(t, "dry run: 0 routed, 1 failed, nothing sent", errs[2])
+	require.Len(t, errs, 4, res.Stderr)
+	assert.Regexp(t, `^kproduce: bootstrap broker .*connection refused`, errs[0])
+	assert.Regexp(t, `^error: -:1: t/-1: not sent: cluster metadata for topic t: metadata: `, errs[1])
+	assert.Regexp(t, `^error: cluster metadata for topic t: metadata: .*unreachable`, errs[2])
+	assert.Equal(t, "dry run: 0 routed, 1 failed, nothing sent", errs[3])
 }
 
 // TestDryRunTemplateAndCount checks the template output (offset -1, the

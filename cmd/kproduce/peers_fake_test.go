@@ -35,12 +35,18 @@ type fakePeer struct {
 func newFakePeer(t testing.TB, handle peerHandler) *fakePeer {
 	t.Helper()
 	p := &fakePeer{handle: handle}
+	// A connection may arrive before NewServer returns (a client of an
+	// earlier test retrying a port the system handed out again): it waits
+	// until p is complete.
+	ready := make(chan struct{})
 	srv, err := networktest.NewServer(func(nc net.Conn) {
 		defer nc.Close()
+		<-ready
 		p.serve(&peerConn{Conn: nc})
 	})
 	require.NoError(t, err)
 	p.Server = srv
+	close(ready)
 	t.Cleanup(srv.Close)
 	return p
 }

@@ -32,7 +32,9 @@ func goodMetadata(p *fakePeer, req *protocol.MetadataRequest) *protocol.Metadata
 // speaks, an ApiVersions error on every attempt, no API at all, no broker
 // in the metadata, a topic that never appears or has no partitions, and
 // a broker address nothing can connect to. Each record fails once, with
-// its position, in bounded time, and the reason says what was wrong.
+// its position, in bounded time, and the reason says what was wrong. A
+// broker whose ApiVersions answer already rules it out (Metadata below
+// v4, an error) is given up on at once.
 func TestPeersOddHandshakes(t *testing.T) {
 	t.Parallel()
 	withVersions := func(mod func(*protocol.ApiVersionsResponse)) func() *protocol.ApiVersionsResponse {
@@ -62,7 +64,7 @@ func TestPeersOddHandshakes(t *testing.T) {
 					v.ApiKeys[i] = protocol.ApiVersionsResponseKey{ApiKey: v.ApiKeys[i].ApiKey, MinVersion: 0, MaxVersion: 3}
 				}
 			}
-		}), goodMetadata, `unsupported api version: Metadata: the broker supports v0-v3`, false},
+		}), goodMetadata, `unsupported api version: Metadata: the broker supports v0-v3.*upgrade the broker`, true},
 		{"produce older than v3", withVersions(func(v *protocol.ApiVersionsResponse) {
 			for i := range v.ApiKeys {
 				if v.ApiKeys[i].ApiKey == int16(protocol.KeyProduce) {
@@ -72,7 +74,7 @@ func TestPeersOddHandshakes(t *testing.T) {
 		}), goodMetadata, `unsupported api version: Produce: the broker supports v0-v2`, false},
 		{"ApiVersions error on every attempt", withVersions(func(v *protocol.ApiVersionsResponse) {
 			v.ErrorCode = protocol.ErrUnsupportedVersion.Code
-		}), goodMetadata, `UNSUPPORTED_VERSION`, false},
+		}), goodMetadata, `UNSUPPORTED_VERSION`, true},
 		{"no API at all", withVersions(func(v *protocol.ApiVersionsResponse) { v.ApiKeys = nil }),
 			goodMetadata, `unsupported api version`, true},
 		{"no broker in the metadata", peerAPIVersions, withMetadata(func(m *protocol.MetadataResponse) {

@@ -57,7 +57,7 @@ func TestLayeredImports(t *testing.T) {
 		}
 		return d == module+"/internal/cli/config"
 	}
-	for _, pkg := range []string{"internal/cli/input", "internal/cli/report", "internal/tlsconf", "internal/escape", "internal/cli/config/javaprops"} {
+	for _, pkg := range []string{"internal/cli/input", "internal/cli/report", "internal/tlsconf", "internal/escape", "internal/fsutil", "internal/cli/config/javaprops"} {
 		t.Run(pkg, func(t *testing.T) {
 			for _, d := range deps(t, pkg) {
 				assert.False(t, forbidden(d), "%s depends on %s", pkg, d)

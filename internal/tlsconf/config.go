@@ -5,8 +5,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 )
 
 // Config is what a client TLS configuration is built from: file names
@@ -76,21 +74,4 @@ func verifyChainOnly(roots *x509.CertPool) func(tls.ConnectionState) error {
 		}
 		return nil
 	}
-}
-
-// readFile reads a whole file of at most limit bytes.
-func readFile(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return data, nil
 }

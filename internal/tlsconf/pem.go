@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/kproduce/kproduce/internal/fsutil"
 )
 
 // maxPEMFileBytes bounds the size of a certificate or key file.
@@ -111,7 +113,7 @@ func decryptKeyPEM(path string, data []byte, password string) ([]byte, error) {
 // an error that says how to convert it. kind is "truststore" or
 // "keystore", for the conversion commands.
 func readPEMFile(path, kind string) ([]byte, error) {
-	data, err := readFile(path, maxPEMFileBytes)
+	data, err := fsutil.ReadFile(path, maxPEMFileBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,9 @@
 // a context's end wakes the blocked Poll. Connection setup (ApiVersions,
 // SASL) is the network client's; this package only decides when to give
 // up:
+//   - before the cluster has answered, the network client's bootstrap error
+//     (every address failed for good, or the bootstrap timeout passed) ends
+//     the call at once; one bootstrap address failing for good does not;
 //   - a final failure of a broker (authentication, TLS, a peer that is not
 //     Kafka) ends the call at once with that broker's error;
 //   - an unreachable broker, a lost connection or a request timeout is

@@ -143,11 +143,15 @@ func (c *Client) pollWait(ctx context.Context, pending *network.ClientRequest, n
 	return wait
 }
 
-// finalFailure returns the error of a broker that failed for good
+// finalFailure returns the bootstrap error of a network client that gave
+// up reaching the cluster, or the error of a broker that failed for good
 // (authentication, TLS, not Kafka), among those tried and those the
 // network client connected to on its own (the metadata fetch), and
 // records the last connection error of each.
 func (c *Client) finalFailure(tries *attempts) error {
+	if err := c.net.BootstrapError(); err != nil {
+		return err
+	}
 	nodes := c.md.Fetch().Nodes()
 	ids := make([]int32, 0, len(nodes)+len(tries.nodes))
 	for _, n := range nodes {
@@ -158,8 +162,12 @@ func (c *Client) finalFailure(tries *attempts) error {
 			ids = append(ids, id)
 		}
 	}
+	reached := c.net.Reached()
 	for _, id := range ids {
-		if err := c.net.AuthenticationError(id); err != nil {
+		// While bootstrapping, one address failing for good is not the
+		// end: another may lead to the cluster (the bootstrap error above
+		// tells when none can).
+		if err := c.net.AuthenticationError(id); err != nil && reached {
 			return err
 		}
 		if err := c.net.LastConnectionError(id); err != nil {

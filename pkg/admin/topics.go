@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kproduce/kproduce/pkg/protocol"
@@ -80,11 +81,13 @@ func findTopic(md *protocol.MetadataResponse, name string) (*protocol.MetadataRe
 }
 
 // createTopic sends CreateTopics to the controller (any broker when the
-// metadata names none). A topic created meanwhile is fine: created is
-// then false.
+// metadata names none, or one that is not among its brokers, as
+// librdkafka's mock cluster does). A topic created meanwhile is fine:
+// created is then false.
 func (c *Client) createTopic(ctx context.Context, md *protocol.MetadataResponse, name string, spec TopicSpec) (bool, error) {
 	node := md.ControllerID
-	if node < 0 && len(md.Brokers) > 0 {
+	listed := slices.ContainsFunc(md.Brokers, func(b protocol.MetadataResponseBroker) bool { return b.NodeID == node })
+	if !listed && len(md.Brokers) > 0 {
 		node = md.Brokers[0].NodeID
 	}
 	timeout := int32(10_000)

@@ -42,6 +42,7 @@ type Client struct {
 	events             []Event           // reused by Poll
 	writers            []*protocol.Writer
 	scratch            []int32
+	boot               bootstrapState
 	closed             bool
 }
 
@@ -169,7 +170,8 @@ func (c *Client) nextCorrelationID() int32 {
 // Send writes req to its destination, which must be ready (see Ready). The
 // version is the newest both the broker and kproduce speak; when they share
 // none, the request is not sent and the next Poll returns it with an error
-// wrapping ErrUnsupportedVersion. The outcome always comes from Poll; an
+// wrapping ErrUnsupportedVersion. A body that is a protocol.VersionChecker
+// is checked at that version first, and its error fails it the same way. The outcome always comes from Poll; an
 // error is returned only when the node is not ready or the Client is
 // closed, and then the request was not taken.
 func (c *Client) Send(req *ClientRequest, now time.Time) error {
@@ -180,6 +182,11 @@ func (c *Client) Send(req *ClientRequest, now time.Time) error {
 		return fmt.Errorf("%s: %w (%s)", c.nodeName(req.Destination), ErrNotReady, c.states.state(req.Destination))
 	}
 	version, err := c.chooseVersion(req.Destination, req.Body.Key())
+	if vc, ok := req.Body.(protocol.VersionChecker); ok && err == nil {
+		if err = vc.CheckVersion(version); err != nil {
+			err = fmt.Errorf("%s: %w", c.nodeName(req.Destination), err)
+		}
+	}
 	if err != nil {
 		c.log.Debug().Err(err).Int32("node", req.Destination).Msg("request not sent")
 		c.aborted = append(c.aborted, &ClientResponse{Request: req, ReceivedAt: now, Err: err})
@@ -244,6 +251,7 @@ func (c *Client) initiateConnect(id int32, now time.Time) {
 	c.nextConn++
 	conn := c.nextConn
 	st := c.states.connecting(node, conn, now)
+	st.setupTimeout = c.bootstrapCap(st.setupTimeout)
 	c.conns[conn] = id
 	c.log.Debug().Stringer("node", node).Uint64("conn", uint64(conn)).Msg("connecting")
 	c.sel.Connect(conn, node, st.setupTimeout)

@@ -133,7 +133,10 @@ func mergeVersions(a, b *protocol.ApiVersionsResponse) *protocol.ApiVersionsResp
 	return a
 }
 
-func TestApiVersionsErrorClosesConnection(t *testing.T) {
+// An ApiVersions answer with an error other than UNSUPPORTED_VERSION, or
+// one that cannot be read, would be the same on a new connection: the
+// node fails for good instead of reconnecting in a loop.
+func TestApiVersionsErrorIsFinal(t *testing.T) {
 	h := newHarness(t, baseConfig(), testNodes()...)
 	require.False(t, h.c.Ready(1, h.now()))
 	conn, _ := h.sel.LastConn(1)
@@ -143,12 +146,17 @@ func TestApiVersionsErrorClosesConnection(t *testing.T) {
 	h.sel.RespondTo(sent, &protocol.ApiVersionsResponse{ErrorCode: int16(protocol.ErrInvalidRequest.Code)})
 	require.Empty(t, h.poll())
 	assert.True(t, h.sel.IsClosed(conn))
-	assert.Equal(t, network.Disconnected, h.c.ConnectionState(1))
-	assert.True(t, h.c.ConnectionFailed(1))
-	assert.Equal(t, network.DefaultReconnectBackoff, h.c.ConnectionDelay(1, h.now()))
+	assert.Equal(t, network.AuthenticationFailed, h.c.ConnectionState(1))
+	err := h.c.AuthenticationError(1)
+	assert.ErrorIs(t, err, protocol.ErrInvalidRequest)
+	assert.ErrorIs(t, err, network.ErrUnsupportedVersion)
+	assert.Contains(t, err.Error(), "broker 1 (127.0.0.1:9091): unsupported api version: ApiVersions v3: INVALID_REQUEST")
+	h.advance(time.Minute)
+	assert.False(t, h.c.Ready(1, h.now()))
+	assert.Equal(t, 1, h.sel.ConnectCount(1), "never reconnected")
 }
 
-func TestApiVersionsMalformedResponseClosesConnection(t *testing.T) {
+func TestApiVersionsMalformedResponseIsFinal(t *testing.T) {
 	h := newHarness(t, baseConfig(), testNodes()...)
 	require.False(t, h.c.Ready(1, h.now()))
 	conn, _ := h.sel.LastConn(1)
@@ -159,7 +167,13 @@ func TestApiVersionsMalformedResponseClosesConnection(t *testing.T) {
 	h.sel.Receive(conn, payload[:len(payload)-3]) // truncated
 	require.Empty(t, h.poll())
 	assert.True(t, h.sel.IsClosed(conn))
-	assert.Equal(t, network.Disconnected, h.c.ConnectionState(1))
+	assert.Equal(t, network.AuthenticationFailed, h.c.ConnectionState(1))
+	err := h.c.AuthenticationError(1)
+	assert.ErrorIs(t, err, protocol.ErrShortBuffer)
+	assert.Contains(t, err.Error(), "broker 1 (127.0.0.1:9091): the broker's ApiVersions answer cannot be read (is this a Kafka broker?)")
+	h.advance(time.Minute)
+	assert.False(t, h.c.Ready(1, h.now()))
+	assert.Equal(t, 1, h.sel.ConnectCount(1), "never reconnected")
 }
 
 func TestReconnectBackoff(t *testing.T) {
@@ -290,7 +304,8 @@ func TestConnectFailureErrorNamesBroker(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, network.ErrDisconnected)
 	assert.ErrorIs(t, err, syscall.ECONNREFUSED)
-	assert.Equal(t, "bootstrap broker [::1]:9092: disconnected: cannot connect: connection refused", err.Error())
+	assert.Equal(t, "bootstrap broker [::1]:9092: disconnected: cannot connect: connection refused"+
+		" (is a broker listening there? check the host and port)", err.Error())
 }
 
 func TestUnknownNodeIsNeverReady(t *testing.T) {

@@ -24,7 +24,8 @@ func (c *Client) closeConnection(responses []*ClientResponse, node int32, cause 
 	delete(c.sasl, node)
 	delete(c.sendAcksOwed, node)
 	name := st.node.String()
-	mode, cause = c.classifyClose(node, st.state, cause, mode)
+	hadWork := st.state != Ready || c.inFlight.count(node) > 0
+	mode, cause = c.classifyClose(node, st, cause, mode)
 	var err error
 	switch mode {
 	case closeDisconnect:
@@ -48,6 +49,7 @@ func (c *Client) closeConnection(responses []*ClientResponse, node int32, cause 
 	}
 	responses = c.cancelInFlightRequests(responses, node, err, mode == closeTimeout, now)
 	c.handleServerDisconnect(err, mode == closeAuth, now)
+	c.noticeConnectionLost(st, err, mode == closeAuth, hadWork, now)
 	return responses
 }
 
@@ -55,15 +57,25 @@ func (c *Client) closeConnection(responses []*ClientResponse, node int32, cause 
 // (closeAuth) and explains the cause. Final: a connection lost while
 // authenticating (some brokers close instead of answering an error), a TLS
 // failure no retry can fix, a peer that is not Kafka, and
-// earlyCloseLimit connections in a row closed before any response.
-func (c *Client) classifyClose(node int32, state ConnectionState, cause error, mode closeMode) (closeMode, error) {
+// earlyCloseLimit connections in a row closed before any response, or,
+// while bootstrapping without SASL, closed after ApiVersions before
+// answering anything else (a listener that requires SASL does that).
+func (c *Client) classifyClose(node int32, st *nodeConnectionState, cause error, mode closeMode) (closeMode, error) {
+	// A clean close at a frame boundary (io.EOF): a connection reset, or
+	// one cut in the middle of a response, is not what a SASL listener does.
+	if mode == closeDisconnect && st.state == Ready && !st.answered && c.cfg.SASL == nil && !c.Reached() &&
+		errors.Is(cause, io.EOF) && !errors.Is(cause, io.ErrUnexpectedEOF) {
+		cause = fmt.Errorf("%w: the broker answered ApiVersions, then closed the connection instead of answering"+
+			" (does the listener require SASL? set --sasl-mechanism, --sasl-username and --sasl-password): %w",
+			ErrClosedBeforeResponse, cause)
+	}
 	early := mode == closeDisconnect && errors.Is(cause, ErrClosedBeforeResponse)
 	n := c.states.countEarlyClose(node, early)
 	if mode != closeDisconnect {
 		return mode, cause
 	}
 	switch {
-	case state == Authenticating:
+	case st.state == Authenticating:
 		mech := "SASL"
 		if c.cfg.SASL != nil {
 			mech += " " + c.cfg.SASL.Name()
@@ -74,7 +86,7 @@ func (c *Client) classifyClose(node int32, state ConnectionState, cause error, m
 		return closeAuth, cause
 	case early && n >= earlyCloseLimit:
 		return closeAuth, fmt.Errorf("not retrying after %d connections in a row were closed before any response: %w", n, cause)
-	case !early && state == CheckingAPIVersions && errors.Is(cause, io.EOF):
+	case !early && st.state == CheckingAPIVersions && errors.Is(cause, io.EOF):
 		return mode, fmt.Errorf("the broker closed the connection before answering ApiVersions"+
 			" (a TLS listener spoken to in plaintext, or a broker older than Kafka 0.10?): %w", cause)
 	}

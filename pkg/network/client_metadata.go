@@ -28,6 +28,9 @@ func (c *Client) maybeUpdateMetadata(now time.Time) time.Duration {
 	node, ok := c.LeastLoadedNode(now)
 	if !ok {
 		if err := c.finalFailure(); err != nil {
+			if c.boot.err != nil {
+				err = c.boot.err // the bootstrap failed: name every address
+			}
 			// Every node failed for good (Kafka's Metadata.fatalError):
 			// the fetch fails with their error, which also wakes whoever
 			// waits for metadata. The refresh backoff paces the repeats.
@@ -63,6 +66,7 @@ func (c *Client) maybeUpdateMetadataFrom(node int32, now time.Time) time.Duratio
 		c.sendMetadataRequest(node, now)
 		return c.cfg.RequestTimeout
 	}
+	c.connectBootstrapNodes(now)
 	if c.isAnyNodeConnecting() {
 		return c.cfg.ReconnectBackoff
 	}
@@ -103,6 +107,7 @@ func (c *Client) handleMetadataResponse(node int32, r *inFlightRequest, payload 
 		c.md.Failed(fmt.Errorf("%s: %w", c.nodeName(node), err), now)
 		return
 	}
+	c.noteReached()
 	c.maybeThrottle(node, protocol.KeyMetadata, r.req.Version, resp, now)
 	c.md.update(resp, r.metadataVersion, now)
 	c.log.Debug().Str("node", c.nodeName(node)).Stringer("cluster", c.md.Fetch()).Msg("metadata updated")

@@ -22,42 +22,42 @@ func bootstrapNodes(n int) []network.Node {
 	return nodes
 }
 
+// While bootstrapping, the Client connects to every bootstrap address at
+// once, so one that hangs does not hold up the others for its connection
+// setup timeout; the first that is ready gets the Metadata request.
 func TestBootstrapFallbackAcrossBrokers(t *testing.T) {
 	h := newHarness(t, baseConfig(), bootstrapNodes(3)...)
 	h.md.AddTopic("t")
 	updated := h.md.Updated()
 	require.True(t, h.md.Fetch().IsBootstrap())
 
-	// The first two bootstrap brokers tried are dead.
-	tried := map[int32]bool{}
-	for range 2 {
-		require.Empty(t, h.poll())
-		calls := h.sel.Connects()
-		require.Len(t, calls, len(tried)+1, "one connection at a time")
-		last := calls[len(calls)-1]
-		require.False(t, tried[last.Node.ID], "a failed broker is not retried before the others")
-		tried[last.Node.ID] = true
-		h.sel.FailConnect(last.Conn, syscall.ECONNREFUSED)
-		require.Empty(t, h.poll())
-		assert.ErrorIs(t, h.md.LastError(), syscall.ECONNREFUSED)
-		select {
-		case <-updated:
-		default:
-			t.Fatal("a failed fetch closes the Updated channel")
-		}
-		updated = h.md.Updated()
-		// No busy loop: the next try waits for the metadata backoff.
-		require.Positive(t, h.md.TimeToNextUpdate(h.now()))
-		h.advance(h.md.TimeToNextUpdate(h.now()))
-	}
-
-	h.sel.AutoReady(nil)
-	require.Empty(t, h.poll()) // connects to the last one and sends ApiVersions
+	require.Empty(t, h.poll())
 	calls := h.sel.Connects()
-	require.Len(t, calls, 3)
+	require.Len(t, calls, 3, "every bootstrap address at once")
+	// The first two are dead.
+	for _, call := range calls[:2] {
+		h.sel.FailConnect(call.Conn, syscall.ECONNREFUSED)
+	}
+	require.Empty(t, h.poll())
+	assert.ErrorIs(t, h.md.LastError(), syscall.ECONNREFUSED)
+	select {
+	case <-updated:
+	default:
+		t.Fatal("a failed fetch closes the Updated channel")
+	}
+	updated = h.md.Updated()
+	// No busy loop: no reconnect within the backoff.
+	require.Empty(t, h.poll())
+	require.Len(t, h.sel.Connects(), 3)
+
 	alive := calls[2].Node.ID
-	require.False(t, tried[alive])
+	h.sel.CompleteConnect(calls[2].Conn)
+	require.Empty(t, h.poll()) // sends ApiVersions
+	av, ok := h.sel.LastSent(alive)
+	require.True(t, ok)
+	h.sel.RespondTo(av, networktest.DefaultApiVersions())
 	require.Empty(t, h.poll()) // ready
+	h.advance(h.md.TimeToNextUpdate(h.now()))
 	require.Empty(t, h.poll()) // metadata request
 	md, ok := h.sel.LastSent(alive)
 	require.True(t, ok)
@@ -66,6 +66,7 @@ func TestBootstrapFallbackAcrossBrokers(t *testing.T) {
 	req := md.Body.(*protocol.MetadataRequest)
 	require.Len(t, req.Topics, 1)
 	assert.Equal(t, "t", *req.Topics[0].Name)
+	assert.False(t, h.c.Reached())
 
 	h.sel.RespondTo(md, metadataResponse(testNodes(), map[string][]int32{"t": {1, 2, 3}}))
 	require.Empty(t, h.poll(), "the metadata response is consumed internally")
@@ -74,6 +75,7 @@ func TestBootstrapFallbackAcrossBrokers(t *testing.T) {
 	default:
 		t.Fatal("an update closes the Updated channel")
 	}
+	assert.True(t, h.c.Reached())
 	cluster := h.md.Fetch()
 	assert.False(t, cluster.IsBootstrap())
 	assert.Equal(t, testNodes(), cluster.Nodes())
@@ -87,6 +89,7 @@ func TestBootstrapFallbackAcrossBrokers(t *testing.T) {
 		assert.Equal(t, network.Disconnected, h.c.ConnectionState(n.ID))
 		assert.False(t, h.c.ConnectionFailed(n.ID), "no state left")
 	}
+	assert.Len(t, h.sel.Connects(), 3, "no connection to a bootstrap address after the metadata")
 }
 
 func TestMetadataRefreshThroughClient(t *testing.T) {
@@ -172,16 +175,45 @@ func TestMetadataFetchFailures(t *testing.T) {
 	}
 }
 
-func TestMetadataUnsupportedVersion(t *testing.T) {
-	h := newHarness(t, baseConfig(), testNodes()...)
-	h.connect(1, versionsWith(protocol.KeyMetadata, 0, 3))
-	h.md.RequestUpdate()
-	h.advance(network.DefaultRefreshBackoff)
-	require.Empty(t, h.poll())
-	assert.Empty(t, h.sel.SentKey(1, protocol.KeyMetadata))
-	err := h.md.LastError()
-	assert.ErrorIs(t, err, network.ErrUnsupportedVersion)
-	assert.Contains(t, err.Error(), "Metadata: the broker supports v0-v3, kproduce speaks v4-v12")
+// A broker without a usable Metadata version (older than Kafka 0.11) fails
+// for good at its ApiVersions answer, naming both version ranges: every
+// use of the cluster needs Metadata, so no retry can help.
+func TestMetadataUnsupportedVersionIsFinal(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		versions *protocol.ApiVersionsResponse
+		want     string
+	}{
+		{"too old", versionsWith(protocol.KeyMetadata, 0, 2),
+			"Metadata: the broker supports v0-v2, kproduce speaks v4-v12 (the broker is too old); upgrade the broker (kproduce needs Kafka 0.11 or newer)"},
+		{"missing", versionsWith(protocol.KeyMetadata, 0, -1),
+			"the broker does not support Metadata (kproduce speaks v4-v12); upgrade the broker"},
+		{"too new", versionsWith(protocol.KeyMetadata, 13, 20),
+			"Metadata: the broker supports v13-v20, kproduce speaks v4-v12 (the broker is too new)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, baseConfig(), testNodes()...)
+			require.False(t, h.c.Ready(1, h.now()))
+			conn, _ := h.sel.LastConn(1)
+			h.sel.CompleteConnect(conn)
+			h.poll()
+			sent, _ := h.sel.LastSent(1)
+			h.sel.RespondTo(sent, tt.versions)
+			require.Empty(t, h.poll())
+			assert.True(t, h.sel.IsClosed(conn))
+			assert.Equal(t, network.AuthenticationFailed, h.c.ConnectionState(1))
+			err := h.c.AuthenticationError(1)
+			assert.ErrorIs(t, err, network.ErrUnsupportedVersion)
+			assert.Contains(t, err.Error(), tt.want)
+			if tt.name == "too new" {
+				assert.NotContains(t, err.Error(), "upgrade")
+			}
+			assert.Empty(t, h.sel.SentKey(1, protocol.KeyMetadata))
+			h.advance(time.Minute)
+			assert.False(t, h.c.Ready(1, h.now()))
+			assert.Equal(t, 1, h.sel.ConnectCount(1), "never reconnected")
+		})
+	}
 }
 
 func TestDepartedNodeIsForgotten(t *testing.T) {

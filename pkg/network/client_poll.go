@@ -37,6 +37,9 @@ func (c *Client) Poll(timeout time.Duration, now time.Time) []*ClientResponse {
 		c.aborted = nil
 		return responses
 	}
+	if c.boot.started.IsZero() {
+		c.boot.started = now
+	}
 	metadataTimeout := c.maybeUpdateMetadata(now)
 	c.events = c.sel.Poll(c.pollTimeout(min(timeout, metadataTimeout), now), c.events[:0])
 	now = c.clock.Now()
@@ -48,6 +51,7 @@ func (c *Client) Poll(timeout time.Duration, now time.Time) []*ClientResponse {
 	c.handleConnections(now)
 	responses = c.handleTimedOutConnections(responses, now)
 	responses = c.handleTimedOutRequests(responses, now)
+	c.checkBootstrap(now)
 	c.forgetDepartedNodes()
 	clear(c.events) // drop references to payloads
 	return responses
@@ -60,6 +64,9 @@ func (c *Client) pollTimeout(timeout time.Duration, now time.Time) time.Duration
 		timeout = min(timeout, d.Sub(now))
 	}
 	if d, ok := c.states.nextSetupDeadline(); ok {
+		timeout = min(timeout, d.Sub(now))
+	}
+	if d, ok := c.bootstrapDeadline(); ok {
 		timeout = min(timeout, d.Sub(now))
 	}
 	return max(timeout, 0)
@@ -118,6 +125,9 @@ func (c *Client) handleCompletedReceives(responses []*ClientResponse, now time.T
 			c.sendAcksOwed[node] = append(c.sendAcksOwed[node], r.w)
 			r.w = nil
 		}
+		if r.kind == kindExternal || r.kind == kindMetadata {
+			c.states.answered(node)
+		}
 		switch r.kind {
 		case kindExternal:
 			responses = append(responses, c.completeExternal(node, r, ev.Payload, now))
@@ -158,6 +168,7 @@ func (c *Client) completeExternal(node int32, r *inFlightRequest, payload []byte
 		return resp
 	}
 	resp.Body = body
+	c.noteReached()
 	c.maybeThrottle(node, r.req.Body.Key(), r.req.Version, body, now)
 	return resp
 }
@@ -178,7 +189,7 @@ func (c *Client) handleDisconnections(responses []*ClientResponse, now time.Time
 			cause = errors.New("connection closed by the broker")
 		}
 		if c.states.isConnecting(node) {
-			cause = fmt.Errorf("cannot connect: %w", cause)
+			cause = fmt.Errorf("cannot connect: %w%s", cause, connectHint(cause))
 		}
 		responses = c.closeConnection(responses, node, cause, closeDisconnect, now)
 	}

@@ -244,3 +244,24 @@ func assertAuthFailed(t *testing.T, h *harness, conn network.ConnID, is []error,
 	h.poll()
 	assert.Len(t, connectsTo(h.sel, 1), connects)
 }
+
+// A broker whose ApiVersions lists no SaslHandshake has no SASL on this
+// listener: the failure says so, naming the broker once.
+func TestSASLNotOffered(t *testing.T) {
+	cfg := baseConfig()
+	cfg.SASL = network.PlainMechanism{Username: "u", Password: "p"}
+	h := newHarness(t, cfg, testNodes()...)
+	require.False(t, h.c.Ready(1, h.now()))
+	conn, _ := h.sel.LastConn(1)
+	h.sel.CompleteConnect(conn)
+	h.poll()
+	sent, _ := h.sel.LastSent(1)
+	h.sel.RespondTo(sent, versionsWith(protocol.KeySaslHandshake, 0, -1))
+	h.poll()
+	require.Equal(t, network.AuthenticationFailed, h.c.ConnectionState(1))
+	err := h.c.AuthenticationError(1)
+	assert.ErrorIs(t, err, network.ErrAuthentication)
+	assert.Equal(t, "broker 1 (127.0.0.1:9091): authentication failed: SASL PLAIN: the broker does not offer SASL"+
+		" (no SaslHandshake in its ApiVersions; is this listener without SASL? try without --sasl-mechanism):"+
+		" unsupported api version: the broker does not support SaslHandshake (kproduce speaks v1-v1)", err.Error())
+}

@@ -44,18 +44,27 @@ func (c *Client) newInternalRequest(node int32, body protocol.Request, version i
 // chooseVersion picks the newest version of key that both the broker of
 // node and kproduce speak.
 func (c *Client) chooseVersion(node int32, key protocol.APIKey) (int16, error) {
+	v, err := negotiate(key, c.apiVersions[node])
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", c.nodeName(node), err)
+	}
+	return v, nil
+}
+
+// negotiate picks the newest version of key that both the broker, which
+// announced api, and kproduce speak.
+func negotiate(key protocol.APIKey, api *protocol.ApiVersionsResponse) (int16, error) {
 	cv, ok := protocol.ClientVersions(key)
 	if !ok {
-		return 0, fmt.Errorf("%s: %w: kproduce does not implement %s", c.nodeName(node), ErrUnsupportedVersion, key)
+		return 0, fmt.Errorf("%w: kproduce does not implement %s", ErrUnsupportedVersion, key)
 	}
-	api := c.apiVersions[node]
 	if api == nil {
-		return 0, fmt.Errorf("%s: %w: the broker's api versions are unknown", c.nodeName(node), ErrUnsupportedVersion)
+		return 0, fmt.Errorf("%w: the broker's api versions are unknown", ErrUnsupportedVersion)
 	}
 	bv, ok := api.Find(key)
 	if !ok {
-		return 0, fmt.Errorf("%s: %w: the broker does not support %s (kproduce speaks v%d-v%d)",
-			c.nodeName(node), ErrUnsupportedVersion, key, cv.Min, cv.Max)
+		return 0, fmt.Errorf("%w: the broker does not support %s (kproduce speaks v%d-v%d)",
+			ErrUnsupportedVersion, key, cv.Min, cv.Max)
 	}
 	v := min(cv.Max, bv.Max)
 	if v < max(cv.Min, bv.Min) {
@@ -63,8 +72,8 @@ func (c *Client) chooseVersion(node int32, key protocol.APIKey) (int16, error) {
 		if bv.Min > cv.Max {
 			age = "too new"
 		}
-		return 0, fmt.Errorf("%s: %w: %s: the broker supports v%d-v%d, kproduce speaks v%d-v%d (the broker is %s)",
-			c.nodeName(node), ErrUnsupportedVersion, key, bv.Min, bv.Max, cv.Min, cv.Max, age)
+		return 0, fmt.Errorf("%w: %s: the broker supports v%d-v%d, kproduce speaks v%d-v%d (the broker is %s)",
+			ErrUnsupportedVersion, key, bv.Min, bv.Max, cv.Min, cv.Max, age)
 	}
 	return v, nil
 }

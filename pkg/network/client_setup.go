@@ -24,7 +24,7 @@ type saslExchange struct {
 // on as promptly as one that does not accept them.
 func (c *Client) newSetupRequest(node int32, body protocol.Request, version int16, now time.Time) *ClientRequest {
 	req := c.newInternalRequest(node, body, version, now)
-	req.Timeout = min(req.Timeout, c.cfg.ConnectionSetupTimeout)
+	req.Timeout = c.bootstrapCap(min(req.Timeout, c.cfg.ConnectionSetupTimeout))
 	return req
 }
 
@@ -40,13 +40,18 @@ func (c *Client) sendApiVersions(node int32, version int16, now time.Time) {
 
 // handleApiVersionsResponse stores the broker's versions and moves on to
 // SASL or Ready. A broker that does not know our ApiVersions version
-// answers UNSUPPORTED_VERSION in the v0 format with its own range
-// (KIP-511); the request is then retried at the broker's newest version.
+// answers UNSUPPORTED_VERSION (KIP-511, in the v0 layout, or in another
+// one that protocol.DecodeApiVersionsResponse reads leniently); the
+// request is then retried at the newest version the answer names, else at
+// v0, as Kafka's NetworkClient does. An answer that cannot be read, any
+// other error, and a broker without a usable Metadata version end the node
+// for good: the same request on a new connection would fail the same way.
 func (c *Client) handleApiVersionsResponse(responses []*ClientResponse, node int32, r *inFlightRequest, payload []byte, now time.Time) []*ClientResponse {
 	// The ApiVersions response header is always v0: the correlation id.
 	resp, err := protocol.DecodeApiVersionsResponse(payload[4:], r.req.Version)
 	if err != nil {
-		return c.closeConnection(responses, node, fmt.Errorf("decode ApiVersions v%d response: %w", r.req.Version, err), closeDisconnect, now)
+		err = fmt.Errorf("the broker's ApiVersions answer cannot be read (is this a Kafka broker?): %w", err)
+		return c.closeConnection(responses, node, err, closeAuth, now)
 	}
 	if resp.ErrorCode != 0 {
 		kerr := protocol.ErrorForCode(resp.ErrorCode)
@@ -61,29 +66,44 @@ func (c *Client) handleApiVersionsResponse(responses []*ClientResponse, node int
 			c.sendApiVersions(node, v, now)
 			return responses
 		}
-		return c.closeConnection(responses, node, fmt.Errorf("ApiVersions v%d: %w", r.req.Version, kerr), closeDisconnect, now)
+		err := fmt.Errorf("%w: ApiVersions v%d: %w", ErrUnsupportedVersion, r.req.Version, kerr)
+		return c.closeConnection(responses, node, err, closeAuth, now)
 	}
 	c.apiVersions[node] = resp
+	if _, err := negotiate(protocol.KeyMetadata, resp); err != nil {
+		// Every use of the cluster needs Metadata.
+		if cv, _ := protocol.ClientVersions(protocol.KeyMetadata); !hasVersionAbove(resp, protocol.KeyMetadata, cv.Min-1) {
+			err = fmt.Errorf("%w; upgrade the broker (kproduce needs Kafka 0.11 or newer)", err)
+		}
+		return c.closeConnection(responses, node, err, closeAuth, now)
+	}
 	c.maybeThrottle(node, protocol.KeyApiVersions, r.req.Version, resp, now)
 	if c.cfg.SASL == nil {
-		c.ready(node)
+		c.ready(node, now)
 		return responses
 	}
 	return c.startSASL(responses, node, now)
 }
 
 // ready marks node ready for requests.
-func (c *Client) ready(node int32) {
+func (c *Client) ready(node int32, now time.Time) {
 	c.states.ready(node)
 	delete(c.sasl, node)
 	c.log.Debug().Str("node", c.nodeName(node)).Msg("ready")
+	if st := c.states.get(node); st != nil {
+		c.noticeReady(st, now)
+	}
 }
 
 // startSASL sends the SaslHandshake naming the mechanism.
 func (c *Client) startSASL(responses []*ClientResponse, node int32, now time.Time) []*ClientResponse {
 	c.states.authenticating(node)
-	v, err := c.chooseVersion(node, protocol.KeySaslHandshake)
+	v, err := negotiate(protocol.KeySaslHandshake, c.apiVersions[node])
 	if err != nil {
+		if _, listed := c.apiVersions[node].Find(protocol.KeySaslHandshake); !listed {
+			err = fmt.Errorf("the broker does not offer SASL (no SaslHandshake in its ApiVersions; is this listener"+
+				" without SASL? try without --sasl-mechanism): %w", err)
+		}
 		return c.authFailed(responses, node, err, now)
 	}
 	body := &protocol.SaslHandshakeRequest{Mechanism: c.cfg.SASL.Name()}
@@ -111,7 +131,7 @@ func (c *Client) handleSaslResponse(responses []*ClientResponse, node int32, r *
 		if ex := c.sasl[node]; ex != nil && !ex.done {
 			return c.saslStep(responses, node, resp.AuthBytes, now)
 		}
-		c.ready(node)
+		c.ready(node, now)
 	}
 	return responses
 }
@@ -150,12 +170,12 @@ func (c *Client) saslStep(responses []*ClientResponse, node int32, challenge []b
 	ex.done = done
 	if out == nil {
 		if done {
-			c.ready(node)
+			c.ready(node, now)
 			return responses
 		}
 		out = []byte{}
 	}
-	v, err := c.chooseVersion(node, protocol.KeySaslAuthenticate)
+	v, err := negotiate(protocol.KeySaslAuthenticate, c.apiVersions[node])
 	if err != nil {
 		return c.authFailed(responses, node, err, now)
 	}
@@ -170,4 +190,10 @@ func (c *Client) authFailed(responses []*ClientResponse, node int32, err error, 
 		err = fmt.Errorf("%w: SASL %s: %w", ErrAuthentication, c.cfg.SASL.Name(), err)
 	}
 	return c.closeConnection(responses, node, err, closeAuth, now)
+}
+
+// hasVersionAbove reports whether the broker serves key at a version above v.
+func hasVersionAbove(resp *protocol.ApiVersionsResponse, key protocol.APIKey, v int16) bool {
+	r, ok := resp.Find(key)
+	return ok && r.Max > v
 }

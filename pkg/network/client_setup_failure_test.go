@@ -173,20 +173,19 @@ func TestMetadataFailsWhenEveryNodeFailedForGood(t *testing.T) {
 	bootstrap := []network.Node{{ID: -1, Host: "127.0.0.1", Port: 9091}, {ID: -2, Host: "127.0.0.1", Port: 9092}}
 	h := newHarness(t, baseConfig(), bootstrap...)
 	tlsErr := fmt.Errorf("%w: tls: failed to verify certificate: %w", network.ErrTLSHandshake, x509.UnknownAuthorityError{})
-	h.poll() // a fetch is due: connect to a bootstrap broker
-	for range bootstrap {
-		conns := h.sel.Connects()
-		require.NotEmpty(t, conns)
-		last := conns[len(conns)-1]
-		h.sel.FailConnect(last.Conn, tlsErr)
-		h.poll()
-		h.advance(time.Second)
-		h.poll() // the next broker, if any
+	h.poll() // a fetch is due: connect to every bootstrap broker
+	require.Len(t, h.sel.Connects(), 2)
+	for _, call := range h.sel.Connects() {
+		h.sel.FailConnect(call.Conn, tlsErr)
 	}
-	require.Len(t, h.sel.Connects(), 2, "each broker tried once")
+	h.poll()
 	for _, b := range bootstrap {
 		require.Equal(t, network.AuthenticationFailed, h.c.ConnectionState(b.ID))
 	}
+	var berr *network.BootstrapError
+	require.ErrorAs(t, h.c.BootstrapError(), &berr, "every address failed for good: the bootstrap failed")
+	assert.Zero(t, berr.Timeout)
+	require.Len(t, berr.Addresses, 2)
 	// Whoever waits for metadata is woken with the failure, again after
 	// each refresh backoff, without a new connection.
 	updated := h.md.Updated()
@@ -198,22 +197,22 @@ func TestMetadataFailsWhenEveryNodeFailedForGood(t *testing.T) {
 		t.Fatal("metadata waiters not woken")
 	}
 	assert.ErrorIs(t, h.md.LastError(), network.ErrTLSHandshake)
-	assert.Len(t, h.sel.Connects(), 2)
-	// Not while a node can still be used: the client moves on to it.
+	assert.ErrorIs(t, h.md.LastError(), network.ErrBootstrap)
+	assert.Len(t, h.sel.Connects(), 2, "each broker tried once")
+	// Not while a node can still be used.
 	h2 := newHarness(t, baseConfig(), bootstrap...)
 	h2.poll()
-	h2.sel.FailConnect(h2.sel.Connects()[0].Conn, tlsErr)
-	h2.poll()
-	updated = h2.md.Updated()
-	h2.advance(time.Second)
-	h2.poll()
 	require.Len(t, h2.sel.Connects(), 2)
+	h2.sel.FailConnect(h2.sel.Connects()[0].Conn, tlsErr)
+	updated = h2.md.Updated()
+	h2.poll()
 	assert.Equal(t, network.Connecting, h2.c.ConnectionState(h2.sel.Connects()[1].Node.ID))
 	h2.advance(time.Millisecond)
 	h2.poll()
+	assert.NoError(t, h2.c.BootstrapError())
 	select {
 	case <-updated:
-		t.Fatal("no metadata failure while a node is connecting")
+		assert.NotErrorIs(t, h2.md.LastError(), network.ErrBootstrap)
 	default:
 	}
 }

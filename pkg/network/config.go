@@ -42,6 +42,15 @@ type Config struct {
 	// at a random node so clients spread their load (default: a
 	// math/rand/v2 source of the Client).
 	Rand func(n int) int
+	// BootstrapTimeout bounds the bootstrap: when no broker has answered
+	// within it from the first Poll, the Client gives up (BootstrapError).
+	// Zero means no bound; the Client still gives up at once when every
+	// bootstrap address failed for good.
+	BootstrapTimeout time.Duration
+	// Notify, when set, is told about connection failures a person would
+	// want to know of at once (see Notice). It runs on the goroutine that
+	// drives the Client and must not block or call the Client.
+	Notify func(Notice)
 	// SASL is the mechanism to authenticate with, nil for none.
 	SASL SASLMechanism
 	// Logger receives debug and info logs; the zero Logger discards them.
@@ -59,6 +68,9 @@ const (
 	DefaultReconnectBackoffMax       = time.Second
 	DefaultConnectionSetupTimeout    = 10 * time.Second
 	DefaultConnectionSetupTimeoutMax = 30 * time.Second
+	// DefaultBootstrapTimeout is the bootstrap timeout of kproduce's
+	// producer and subcommands (the Client itself has none by default).
+	DefaultBootstrapTimeout = 10 * time.Second
 )
 
 // withDefaults fills the zero (or negative) fields.

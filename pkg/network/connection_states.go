@@ -57,6 +57,12 @@ type nodeConnectionState struct {
 	authErr            error
 	earlyCloses        int   // ErrClosedBeforeResponse failures in a row
 	lastErr            error // why the last connection ended; nil if none did
+	// answered: the current connection got a response to a request other
+	// than ApiVersions and SASL.
+	answered bool
+	// downSince is when the outage of the node began (see Notice), zero
+	// when it is not down.
+	downSince time.Time
 }
 
 // connectionStates is Kafka's ClusterConnectionStates: the state of the
@@ -118,6 +124,7 @@ func (cs *connectionStates) connecting(node Node, conn ConnID, now time.Time) *n
 		cs.nodes[node.ID] = st
 	}
 	st.state, st.conn, st.node, st.lastConnectAttempt = Connecting, conn, node, now
+	st.answered = false
 	return st
 }
 
@@ -159,9 +166,18 @@ func (cs *connectionStates) authenticating(id int32) {
 func (cs *connectionStates) ready(id int32) {
 	if st := cs.nodes[id]; st != nil {
 		st.state, st.authErr = Ready, nil
-		st.failedAttempts, st.earlyCloses = 0, 0
+		st.failedAttempts = 0
 		st.reconnectBackoff = cs.reconnect.backoff(0)
 		cs.resetSetupTimeout(st)
+	}
+}
+
+// answered records that the current connection of id answered a request
+// other than ApiVersions and SASL: the broker takes this client, so the
+// early closes no longer count.
+func (cs *connectionStates) answered(id int32) {
+	if st := cs.nodes[id]; st != nil {
+		st.answered, st.earlyCloses = true, 0
 	}
 }
 

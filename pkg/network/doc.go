@@ -35,10 +35,23 @@
 //     for failures no retry can fix: a TLS handshake refused or not
 //     trusted (ErrTLSHandshake, which includes a peer that sends no TLS
 //     reply within the handshake timeout, half the connection setup
-//     timeout), a peer that is not Kafka (ErrNotKafka), and two
+//     timeout), a peer that is not Kafka (ErrNotKafka), two
 //     connections in a row closed before any response
 //     (ErrClosedBeforeResponse: a listener of the other security
-//     protocol). A connection counts as ready only once authenticated.
+//     protocol) and, while bootstrapping without SASL, two connections in a
+//     row closed after ApiVersions before any other answer (a listener that
+//     requires SASL). The handshake itself also ends a node for good when it
+//     cannot succeed: an ApiVersions answer that cannot be read, an
+//     ApiVersions error other than UNSUPPORTED_VERSION, and a broker with no
+//     usable Metadata version (older than Kafka 0.11). A connection counts
+//     as ready only once authenticated.
+//   - Until the cluster has answered once (Reached), the Client is
+//     bootstrapping: it connects to every bootstrap address at once, caps
+//     each attempt at half the bootstrap timeout, tells each address's
+//     first failure (Notice), and gives up with a BootstrapError naming
+//     every address when all failed for good or the bootstrap timeout
+//     passed; the error then stays. Afterwards the Client never gives up on
+//     its own: a lost broker is retried, and its outage told once.
 //   - A Cluster is immutable once published; Metadata swaps snapshots
 //     atomically, so Fetch never blocks and never sees a partial update.
 //   - Backoffs and timeouts grow exponentially with the injected jitter and

@@ -119,38 +119,54 @@ func (m *ApiVersionsResponse) Decode(r *Reader, version int16) error {
 
 // DecodeApiVersionsResponse decodes an ApiVersions response body (the bytes
 // after the response header, which is always v0 for ApiVersions) sent in
-// answer to a request at version. A broker that does not serve version
-// answers UNSUPPORTED_VERSION in the v0 layout, listing the ApiVersions
-// versions it does serve (KIP-511), so when decoding at version fails or
-// leaves bytes unread, and version is above 0, the body is decoded again at
-// v0, as Kafka's ApiVersionsResponse.parse does. A version the codec does
-// not implement is an error wrapping ErrUnsupportedVersion, with no
-// fallback.
+// answer to a request at version, as leniently as Kafka's Java client
+// (ApiVersionsResponse.parse):
+//   - a body that decodes exactly at version is the answer;
+//   - otherwise, above v0, a body that decodes exactly at v0 is the answer:
+//     a broker that does not serve version answers UNSUPPORTED_VERSION in
+//     the v0 layout, listing the ApiVersions versions it serves (KIP-511);
+//   - otherwise a body that decodes at version, or else at v0, with bytes
+//     left over is the answer and the rest is ignored, as the Java client
+//     ignores it (librdkafka's mock cluster answers a v3 request with
+//     UNSUPPORTED_VERSION in a v3 layout that leaves 5 bytes unread; the
+//     caller then retries at the version the answer names, else v0).
+//
+// A body that decodes at neither version is an error naming both
+// failures. A version the codec does not implement is an error wrapping
+// ErrUnsupportedVersion, with no fallback.
 func DecodeApiVersionsResponse(body []byte, version int16) (*ApiVersionsResponse, error) {
-	resp, err := decodeApiVersionsExact(body, version)
-	if err == nil {
+	resp, rest, err := decodeApiVersions(body, version)
+	if err == nil && rest == 0 {
 		return resp, nil
 	}
-	if vr := messageVersions(KeyApiVersions); version <= vr.Min || version > vr.Max {
+	if vr := messageVersions(KeyApiVersions); version < vr.Min || version > vr.Max {
 		return nil, fmt.Errorf("decode ApiVersions v%d response: %w", version, err)
 	}
-	resp, errV0 := decodeApiVersionsExact(body, 0)
-	if errV0 != nil {
-		return nil, fmt.Errorf("decode ApiVersions v%d response: %w (v0 fallback: %w)", version, err, errV0)
+	if version == 0 {
+		if err != nil {
+			return nil, fmt.Errorf("decode ApiVersions v0 response: %w", err)
+		}
+		return resp, nil // trailing bytes ignored
 	}
-	return resp, nil
+	resp0, rest0, err0 := decodeApiVersions(body, 0)
+	switch {
+	case err0 == nil && rest0 == 0:
+		return resp0, nil
+	case err == nil:
+		return resp, nil // decoded at version; trailing bytes ignored
+	case err0 == nil:
+		return resp0, nil // decoded at v0; trailing bytes ignored
+	}
+	return nil, fmt.Errorf("decode ApiVersions v%d response: %w (v0 fallback: %w)", version, err, err0)
 }
 
-// decodeApiVersionsExact decodes body at version and requires that every
-// byte is consumed.
-func decodeApiVersionsExact(body []byte, version int16) (*ApiVersionsResponse, error) {
+// decodeApiVersions decodes body at version and returns the number of bytes
+// left unread.
+func decodeApiVersions(body []byte, version int16) (*ApiVersionsResponse, int, error) {
 	r := NewReader(body)
 	resp := new(ApiVersionsResponse)
 	if err := resp.Decode(r, version); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	if r.Remaining() != 0 {
-		return nil, fmt.Errorf("%w: %d trailing bytes", ErrMalformed, r.Remaining())
-	}
-	return resp, nil
+	return resp, r.Remaining(), nil
 }

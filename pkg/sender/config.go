@@ -46,6 +46,11 @@ type Config struct {
 	// coordinator lets a transaction stay open before aborting it.
 	TransactionTimeout time.Duration
 
+	// Network configures the connections. Its BootstrapTimeout bounds the
+	// wait for the cluster's first answer: when it passes, or when every
+	// bootstrap address failed for good, the producer stops with a
+	// *network.BootstrapError (FatalError); zero means the delivery
+	// timeout. Its Notify receives the connection notices.
 	Network     network.Config
 	Metadata    network.MetadataConfig
 	Socket      network.SocketConfig
@@ -87,6 +92,7 @@ func DefaultConfig() Config {
 			ReconnectBackoffMax:       time.Second,
 			ConnectionSetupTimeout:    10 * time.Second,
 			ConnectionSetupTimeoutMax: 30 * time.Second,
+			BootstrapTimeout:          network.DefaultBootstrapTimeout,
 		},
 		Metadata: network.MetadataConfig{
 			RefreshBackoff:         100 * time.Millisecond,

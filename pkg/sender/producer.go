@@ -88,6 +88,9 @@ func newProducer(cfg Config, sel network.Selector, clock network.Clock, cb accum
 		cfg.Partitioner = accumulator.NewMurmur2Partitioner(cfg.Rand)
 	}
 	cfg.Network.RequestTimeout = cfg.RequestTimeout
+	if cfg.Network.BootstrapTimeout <= 0 {
+		cfg.Network.BootstrapTimeout = cfg.Accumulator.DeliveryTimeout
+	}
 	cfg.Accumulator.MaxRequestSize = cfg.MaxRequestSize
 	cfg.Network.Logger = cfg.Logger
 	cfg.Accumulator.Transactional = cfg.TransactionalID != ""

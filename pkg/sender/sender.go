@@ -241,11 +241,21 @@ func (s *Sender) setFatal(err error) {
 	}
 }
 
-// checkFatal stops the producer when a broker refused to authenticate it
+// checkFatal stops the producer when the bootstrap failed (every address
+// failed for good, or none answered within the bootstrap timeout), or,
+// once the cluster was reached, when a broker refused to authenticate it
 // (SASL or TLS): retrying cannot help, so records fail at once instead of
-// at the delivery timeout.
+// at the delivery timeout. While bootstrapping, one address failing for
+// good is not fatal: another may lead to the cluster.
 func (s *Sender) checkFatal() {
 	if s.fatal.Load() != nil {
+		return
+	}
+	if err := s.client.BootstrapError(); err != nil {
+		s.setFatal(err)
+		return
+	}
+	if !s.client.Reached() {
 		return
 	}
 	for _, n := range s.md.Fetch().Nodes() {

@@ -61,10 +61,7 @@ be reached or the topic does not exist; 2 bad usage.`,
 	fs.Bool("create", false, "create the topic when it does not exist")
 	fs.String("partitions", "-1", "a created topic gets `N` partitions (-1: the broker's default)")
 	fs.String("replication-factor", "-1", "a created topic gets `N` replicas of each partition (-1: the broker's default)")
-	config.AddConnectionFlags(fs)
-	choices := config.Choices()
-	choices["output"] = []string{"text", "json"}
-	cmdutil.RegisterChoices(cmd, choices)
+	config.AddSubcommandFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		conn, err := config.LoadConnection(cmd.Flags(), s.Err)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/cli/report"
 	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/admin"
 	"github.com/kproduce/kproduce/pkg/sender"
@@ -20,6 +21,12 @@ func (c *Connection) ProducerConfig() sender.Config {
 	cfg := sender.DefaultConfig()
 	cfg.Bootstrap = c.Brokers
 	cfg.RequestTimeout = c.RequestTimeout
+	// 0 is the producer's "up to the delivery timeout" and the admin
+	// client's "up to the call's context".
+	cfg.Network.BootstrapTimeout = c.BootstrapTimeout
+	if c.NoticeOut != nil {
+		cfg.Network.Notify = report.NewNoticesTo(c.NoticeOut).Notify
+	}
 	cfg.Network.ClientID = c.ClientID
 	cfg.Network.SASL = c.Security.SASL
 	cfg.Socket.TLS = c.Security.TLSConfig

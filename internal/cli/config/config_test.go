@@ -211,6 +211,7 @@ max.in.flight.requests.per.connection=5
 buffer.memory=33554432
 max.request.size=2097152
 delivery.timeout.ms=60000
+max.block.ms=15000
 request.timeout.ms=20000
 retry.backoff.ms=50
 metadata.max.age.ms=1000
@@ -232,6 +233,7 @@ made.up=1
 	assert.True(t, o.Idempotence)
 	assert.Equal(t, 2097152, o.MaxRequestSize)
 	assert.Equal(t, time.Minute, o.DeliveryTimeout)
+	assert.Equal(t, 15*time.Second, o.BootstrapTimeout, "max.block.ms")
 	assert.Equal(t, 20*time.Second, o.RequestTimeout)
 	assert.Equal(t, 50*time.Millisecond, o.RetryBackoff)
 	assert.Equal(t, time.Second, o.MetadataMaxAge)
@@ -240,7 +242,7 @@ made.up=1
 	assert.Contains(t, o.JavaSecurity["sasl.jaas.config"], `password="s3cret"`)
 	assert.Equal(t, PartitionerRoundRobin, o.Partitioner)
 	assert.NotContains(t, stderr, "key.serializer", "a serializer is accepted silently")
-	assert.Contains(t, stderr, path+":21: unknown property made.up")
+	assert.Contains(t, stderr, path+":22: unknown property made.up")
 	assert.NotContains(t, stderr, "s3cret", "secrets are never logged")
 	assert.NotContains(t, stderr, "k3y", "secrets are never logged")
 	assert.Contains(t, stderr, "[redacted]")

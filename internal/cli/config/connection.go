@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
@@ -14,7 +15,7 @@ import (
 // produce command: where the cluster is and how to connect to it.
 func connectionOptionNames() []string {
 	return []string{
-		"brokers", "client-id", "request-timeout",
+		"brokers", "client-id", "request-timeout", "bootstrap-timeout",
 		"tls", "tls-ca", "tls-cert", "tls-key", "tls-key-password", "tls-server-name", "tls-insecure-skip-verify",
 		"sasl-mechanism", "sasl-username", "sasl-password",
 		"property", "config", "profile", "log-level",
@@ -28,6 +29,16 @@ func AddConnectionFlags(fs *pflag.FlagSet) {
 	specs := slices.DeleteFunc(optionSpecs(), func(o optionSpec) bool { return !slices.Contains(names, o.Name) })
 	addSpecFlags(fs, specs)
 	fs.SetNormalizeFunc(normalizeFlag)
+}
+
+// AddSubcommandFlags defines the connection options' flags on a
+// subcommand, and makes shell completion offer the values of its
+// enumerated flags (its own -o: text or json).
+func AddSubcommandFlags(cmd *cobra.Command) {
+	AddConnectionFlags(cmd.Flags())
+	choices := Choices()
+	choices["output"] = []string{"text", "json"}
+	cmdutil.RegisterChoices(cmd, choices)
 }
 
 // LoadConnection resolves a subcommand's connection options and its topic
@@ -55,6 +66,7 @@ func buildConnection(vals optionValues) (*Connection, error) {
 	r.readBrokers(c)
 	c.Topic = strings.TrimSpace(r.str("topic"))
 	c.RequestTimeout = r.duration("request-timeout", true)
+	c.BootstrapTimeout = r.duration("bootstrap-timeout", false)
 	c.ClientID = r.str("client-id")
 	r.readLogLevel(c)
 	r.readSecurity(c)

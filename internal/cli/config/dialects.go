@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kproduce/kproduce/internal/cli/config/javaprops"
+	"github.com/kproduce/kproduce/internal/fsutil"
 )
 
 // Other tools' flags that kproduce accepts with their meaning: another
@@ -138,7 +139,7 @@ func (r *resolver) readerConfigProperties() ([]propArg, error) {
 		return nil, nil
 	}
 	path := f.Value.String()
-	data, err := readSmallFile(path, maxConfigFileBytes)
+	data, err := fsutil.ReadFile(path, maxConfigFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("--%s: %w", flagReaderConfig, err)
 	}

@@ -2,12 +2,11 @@ package config
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/kproduce/kproduce/internal/cli/config/javaprops"
+	"github.com/kproduce/kproduce/internal/fsutil"
 )
 
 // configLayer is what the config file contributes.
@@ -51,7 +50,7 @@ func (r *resolver) readConfig() error {
 		return nil
 	}
 	r.configFile, r.configOrigin = path, origin
-	data, err := readSmallFile(path, maxConfigFileBytes)
+	data, err := fsutil.ReadFile(path, maxConfigFileBytes)
 	if err != nil {
 		return fmt.Errorf("config file: %w", err)
 	}
@@ -111,23 +110,6 @@ func configFormat(path string, data []byte) string {
 		return fileProperties // Java's "name value"
 	}
 	return fileYAML
-}
-
-// readSmallFile reads a whole file of at most limit bytes.
-func readSmallFile(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return data, nil
 }
 
 // addProperties adds the properties of a Java or librdkafka properties

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
@@ -137,6 +138,9 @@ func resolve(fs *pflag.FlagSet, stderr io.Writer, build func(optionValues) (*Con
 		return nil, cmdutil.AsUsageError(err)
 	}
 	conn.Logger = cmdutil.NewLogger(stderr, conn.LogLevel)
+	if conn.LogLevel <= zerolog.WarnLevel {
+		conn.NoticeOut = stderr
+	}
 	for _, msg := range append(r.warnings, w...) {
 		conn.Logger.Warn().Msg(msg)
 	}

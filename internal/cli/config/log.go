@@ -23,6 +23,7 @@ func logOptions(o *Options) {
 		Int("max_in_flight", o.MaxInFlight).
 		Dur("request_timeout", o.RequestTimeout).
 		Dur("delivery_timeout", o.DeliveryTimeout).
+		Dur("bootstrap_timeout", o.BootstrapTimeout).
 		Str("client_id", o.ClientID).
 		Interface("java_security", javaprops.Redact(o.JavaSecurity)).
 		Msg("options")

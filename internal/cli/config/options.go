@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"strconv"
@@ -56,6 +57,12 @@ type Connection struct {
 	ClientID string
 	// RequestTimeout bounds the wait for one response.
 	RequestTimeout time.Duration
+	// BootstrapTimeout bounds the wait for the cluster's first answer
+	// (0: the delivery timeout, or a subcommand's --timeout).
+	BootstrapTimeout time.Duration
+	// NoticeOut is where the connection notices are printed (stderr), nil
+	// when the log level is above warn.
+	NoticeOut io.Writer
 	// Security holds the TLS and SASL settings (flags, environment, config
 	// file and the Java security properties merged), and the TLS
 	// configuration and SASL mechanism built from them.
@@ -240,6 +247,7 @@ func (r *optionReader) readProducer(o *Options) {
 	o.Retries = int(r.integer("retries", -1, math.MaxInt32))
 	o.RequestTimeout = r.duration("request-timeout", true)
 	o.DeliveryTimeout = r.duration("delivery-timeout", true)
+	o.BootstrapTimeout = r.duration("bootstrap-timeout", false)
 	o.CloseTimeout = r.duration("close-timeout", false)
 	o.RetryBackoff = r.duration("retry-backoff", false)
 	o.MetadataMaxAge = r.duration("metadata-max-age", true)

@@ -68,6 +68,7 @@ func optionSpecs() []optionSpec {
 		{Name: "retries", Default: "-1", Usage: "retry a failed request at most `N` times (-1: until --delivery-timeout; 0: never, which turns idempotence off)"},
 		{Name: "request-timeout", Default: "30s", Usage: "wait up to `duration` for a broker's answer"},
 		{Name: "delivery-timeout", Default: "2m", Usage: "give up on a record `duration` after it was read"},
+		{Name: "bootstrap-timeout", Default: "10s", Usage: "give up when no bootstrap broker answers within `duration`, naming each one's failure (0: wait up to the delivery timeout, or a subcommand's --timeout)"},
 		{Name: "close-timeout", Default: "5s", Usage: "bound the flush after SIGINT or SIGTERM to `duration`"},
 		{Name: "retry-backoff", Default: "100ms", Usage: "wait `duration` before retrying a failed request"},
 		{Name: "metadata-max-age", Default: "5m", Usage: "refresh metadata at least every `duration`"},

@@ -41,10 +41,7 @@ a broker could not be asked for its versions; 2 bad usage.`,
 	fs.StringP("topic", "t", "", "describe only `topic` (default: every topic)")
 	fs.StringP("output", "o", "text", "output `format`: text | json")
 	fs.String("timeout", cmdutil.DefaultSubcommandTimeout.String(), "give up on the cluster after `duration`")
-	config.AddConnectionFlags(fs)
-	choices := config.Choices()
-	choices["output"] = []string{"text", "json"}
-	cmdutil.RegisterChoices(cmd, choices)
+	config.AddSubcommandFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		conn, err := config.LoadConnection(cmd.Flags(), s.Err)
 		if err != nil {

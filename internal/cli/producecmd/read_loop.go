@@ -19,7 +19,6 @@ var errNoTopic = errors.New("no topic: the record names none and --topic is not 
 // producer, until the inputs end, --count records were read, the run is
 // interrupted, stdout is closed or the producer stops for good.
 func (r *producerRun) readInputs(ctx context.Context, inputs []input.Input) {
-	var read int64
 	for i, in := range inputs {
 		rr, err := input.NewReader(&r.opts.Input, in.Name, in.R)
 		if err != nil {
@@ -29,7 +28,7 @@ func (r *producerRun) readInputs(ctx context.Context, inputs []input.Input) {
 		}
 		var rec input.Record
 		var srec sender.Record
-		for r.opts.Count == 0 || read < r.opts.Count {
+		for r.opts.Count == 0 || r.read.Load() < r.opts.Count {
 			if r.shouldStop(ctx) {
 				return
 			}
@@ -45,7 +44,7 @@ func (r *producerRun) readInputs(ctx context.Context, inputs []input.Input) {
 			if r.stopped.Load() {
 				return
 			}
-			read++
+			r.read.Add(1)
 			if r.txn != nil {
 				if !r.txn.record(ctx, int32(i), &rec) {
 					return

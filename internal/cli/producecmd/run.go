@@ -27,8 +27,9 @@ type producerRun struct {
 	prod    *sender.Producer
 	sources []string // input names, indexed by accumulator.Position.Source
 	stopped atomic.Bool
-	readErr atomic.Bool // an input could not be read to its end
-	txn     *txnRun     // nil unless --transactional-id
+	readErr atomic.Bool  // an input could not be read to its end
+	read    atomic.Int64 // records read so far
+	txn     *txnRun      // nil unless --transactional-id
 
 	pacer     *pacer         // --rate; nil without
 	prog      *progress      // --progress; nil when no bar is drawn
@@ -108,6 +109,11 @@ func (r *producerRun) setUp(s cmdutil.Streams, inputs []input.Input) error {
 	if r.prog != nil {
 		cfg.Logger = cmdutil.NewLogger(r.prog, r.opts.LogLevel)
 	}
+	if r.opts.NoticeOut != nil {
+		// Through the reporter, so that notices and failure reports never
+		// interleave, and with the records still waiting.
+		cfg.Network.Notify = report.NewNotices(rep.Errorf, r.waiting).Notify
+	}
 	if r.opts.TransactionalID != "" {
 		r.txn = newTxnRun(r, rep.NeedsRecordBytes())
 	}
@@ -115,6 +121,12 @@ func (r *producerRun) setUp(s cmdutil.Streams, inputs []input.Input) error {
 		return cmdutil.AsUsageError(err)
 	}
 	return nil
+}
+
+// waiting is the number of records read that have no report yet.
+func (r *producerRun) waiting() int64 {
+	delivered, failed := r.rep.Counts()
+	return max(r.read.Load()-delivered-failed, 0)
 }
 
 // onCompletion is the producer's callback: one report per record.

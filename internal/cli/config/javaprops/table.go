@@ -135,6 +135,8 @@ func producerProperties() []Setting {
 		{Librdkafka: []string{"topic.metadata.refresh.interval.ms"}, Kind: Mapped,
 			Option: "metadata-max-age", Meaning: "refresh metadata every this many ms (-1, never, has no equivalent: a warning)",
 			Parse: parseRefreshInterval, Example: "60000"},
+		{Java: []string{"max.block.ms"}, Kind: Mapped, Option: "bootstrap-timeout",
+			Meaning: "bound the wait for the cluster's metadata, in ms: with an unreachable cluster, the bootstrap timeout", Parse: parseMillis, Example: "15000"},
 		{Java: []string{"transactional.id"}, Librdkafka: []string{"transactional.id"}, Kind: Mapped,
 			Option: "transactional-id", Meaning: "produce the input as one transaction with this id", Example: "load-1"},
 		{Java: []string{"transaction.timeout.ms"}, Librdkafka: []string{"transaction.timeout.ms"}, Kind: Mapped,
@@ -231,7 +233,6 @@ func knobProperties() []Setting {
 		return Setting{Java: java, Librdkafka: rdk, Kind: Knob, Meaning: meaning}
 	}
 	return []Setting{
-		knob([]string{"max.block.ms"}, nil, "kproduce pauses input while --buffer-memory is spent, without a limit"),
 		knob([]string{"send.buffer.bytes", "receive.buffer.bytes"}, []string{"socket.send.buffer.bytes", "socket.receive.buffer.bytes"},
 			"the system's socket buffers are used"),
 		knob(nil, []string{"batch.num.messages", "queue.buffering.max.messages"}, "batches are bounded by bytes only (--batch-size, --buffer-memory)"),
