@@ -7,8 +7,10 @@ import (
 
 	"github.com/kproduce/kproduce/internal/cli/checkcmd"
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/cli/configcmd"
 	"github.com/kproduce/kproduce/internal/cli/metadatacmd"
 	"github.com/kproduce/kproduce/internal/cli/producecmd"
+	"github.com/kproduce/kproduce/internal/cli/versioncmd"
 )
 
 // NewRootCommand returns the kproduce command tree: the produce command at
@@ -19,7 +21,10 @@ func NewRootCommand(s cmdutil.Streams, code *int) *cobra.Command {
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	root.AddCommand(metadatacmd.NewCommand(s, code), checkcmd.NewCommand(s, code))
+	root.AddCommand(metadatacmd.NewCommand(s, code), checkcmd.NewCommand(s, code),
+		configcmd.NewCommand(s, code), versioncmd.NewCommand(s, code))
+	root.Version = versioncmd.Read().String()
+	root.SetVersionTemplate("{{.Version}}")
 	// cobra's completion command (bash, zsh, fish, powershell), added now
 	// so that the generated reference pages show it.
 	root.InitDefaultCompletionCmd()
@@ -29,9 +34,7 @@ func NewRootCommand(s cmdutil.Streams, code *int) *cobra.Command {
 			c.RunE = completionUsage
 		}
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return cmdutil.AsUsageError(err)
-	})
+	root.SetFlagErrorFunc(flagError)
 	return root
 }
 

@@ -86,7 +86,7 @@ func TestCompletionOffersChoices(t *testing.T) {
 		{[]string{"--compression"}, []string{"none", "gzip", "snappy", "lz4", "zstd"}},
 		{[]string{"--acks"}, []string{"all", "-1", "1", "0"}},
 		{[]string{"--format"}, []string{"lines", "json", "file"}},
-		{[]string{"--partitioner"}, []string{"murmur2", "round-robin", "random", "crc32"}},
+		{[]string{"--partitioner"}, []string{"murmur2", "round-robin", "random", "crc32", "consistent", "fnv1a"}},
 		{[]string{"--sasl-mechanism"}, []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}},
 		{[]string{"--log-level"}, []string{"trace", "debug", "info", "warn", "error", "disabled"}},
 		{[]string{"--output"}, []string{"text", "json", "none"}},

@@ -77,6 +77,21 @@ const (
 	flagKcatVerbose  = "verbose"       // kcat -v, -vv
 )
 
+// dialectAnnotation marks the flags addDialectFlags defines, so that a
+// subcommand's own flag of the same name (check --timeout) is not taken
+// for one.
+const dialectAnnotation = "kproduce-dialect"
+
+// dialectFlag returns the flag name of fs when addDialectFlags defined
+// it and it was given, nil otherwise.
+func dialectFlag(fs *pflag.FlagSet, name string) *pflag.Flag {
+	f := fs.Lookup(name)
+	if f == nil || !f.Changed || f.Annotations[dialectAnnotation] == nil {
+		return nil
+	}
+	return f
+}
+
 // addDialectFlags defines the other tools' flags on fs, hidden, and the
 // aliases of kproduce's flags.
 func addDialectFlags(fs *pflag.FlagSet) {
@@ -94,12 +109,14 @@ func addDialectFlags(fs *pflag.FlagSet) {
 	fs.BoolP(flagKcatLines, "l", false, "kcat: FILEs are read as lines (kproduce's default)")
 	fs.BoolP(flagKcatQuiet, "q", false, "kcat: quiet (--log-level error)")
 	fs.CountP(flagKcatVerbose, "v", "kcat: more logs (-v info, -vv debug, -vvv trace)")
-	for _, name := range []string{flagReaderProperty, flagReaderConfig, flagLineReader, flagReader,
-		flagKcatProduce, flagKcatLines, flagKcatQuiet, flagKcatVerbose} {
-		_ = fs.MarkHidden(name) // defined just above
-	}
+	names := []string{flagReaderProperty, flagReaderConfig, flagLineReader, flagReader,
+		flagKcatProduce, flagKcatLines, flagKcatQuiet, flagKcatVerbose}
 	for _, p := range propertyFlags() {
-		_ = fs.MarkHidden(p.name)
+		names = append(names, p.name)
+	}
+	for _, name := range names {
+		_ = fs.MarkHidden(name) // defined just above
+		_ = fs.SetAnnotation(name, dialectAnnotation, []string{"true"})
 	}
 	fs.SetNormalizeFunc(normalizeFlag)
 }
@@ -108,7 +125,7 @@ func addDialectFlags(fs *pflag.FlagSet) {
 // the order of propertyFlags. A Java reader class is a usage error.
 func dialectProperties(fs *pflag.FlagSet) ([]propArg, error) {
 	for _, name := range []string{flagLineReader, flagReader} {
-		if f := fs.Lookup(name); f != nil && f.Changed && !isLineMessageReader(f.Value.String()) {
+		if f := dialectFlag(fs, name); f != nil && !isLineMessageReader(f.Value.String()) {
 			return nil, fmt.Errorf("--%s %s: %w: kproduce cannot run Java reader classes. It reads lines as LineMessageReader does "+
 				"(--property parse.key=true, parse.headers=true, ...), JSON objects (-f json), whole files (-f file) "+
 				"and rpk-style format strings (-f '%%k %%v\\n')", name, f.Value.String(), ErrBadValue)
@@ -116,7 +133,7 @@ func dialectProperties(fs *pflag.FlagSet) ([]propArg, error) {
 	}
 	var out []propArg
 	for _, p := range propertyFlags() {
-		if f := fs.Lookup(p.name); f != nil && f.Changed {
+		if f := dialectFlag(fs, p.name); f != nil {
 			out = append(out, propArg{name: p.property, value: f.Value.String(), origin: "flag --" + p.name})
 		}
 	}
@@ -134,8 +151,8 @@ func isLineMessageReader(class string) bool {
 // readerConfigProperties reads the --reader-config file: line reader
 // properties only, each at the flag level (below --property).
 func (r *resolver) readerConfigProperties() ([]propArg, error) {
-	f := r.vals.fs.Lookup(flagReaderConfig)
-	if f == nil || !f.Changed {
+	f := dialectFlag(r.vals.fs, flagReaderConfig)
+	if f == nil {
 		return nil, nil
 	}
 	path := f.Value.String()
@@ -160,14 +177,14 @@ func (r *resolver) applyVerbosity() {
 	if r.vals.flagChanged("log-level") {
 		return
 	}
-	if f := r.vals.fs.Lookup(flagKcatVerbose); f != nil && f.Changed {
+	if f := dialectFlag(r.vals.fs, flagKcatVerbose); f != nil {
 		n, _ := r.vals.fs.GetCount(flagKcatVerbose) // defined as a count
 		level := []string{"info", "debug", "trace"}[min(n, 3)-1]
 		r.vals.v.Set("log-level", level)
 		r.overrides["log-level"] = "flag -" + strings.Repeat("v", n)
 		return
 	}
-	if f := r.vals.fs.Lookup(flagKcatQuiet); f != nil && f.Changed && f.Value.String() == "true" {
+	if f := dialectFlag(r.vals.fs, flagKcatQuiet); f != nil && f.Value.String() == "true" {
 		r.vals.v.Set("log-level", "error")
 		r.overrides["log-level"] = "flag -q"
 	}

@@ -195,7 +195,9 @@ func (r *resolver) securityContext() javaprops.SecurityContext {
 		}
 		ctx.TLS = ctx.TLS || (r.vals.IsSet("tls-insecure-skip-verify") && rd.boolean("tls-insecure-skip-verify"))
 	}
-	ctx.SASL = strings.TrimSpace(rd.str("sasl-mechanism")) != ""
+	// SASL credentials (rpk's -X user and pass among them) ask for SASL
+	// too: a sasl.mechanism property then says which.
+	ctx.SASL = strings.TrimSpace(rd.str("sasl-mechanism")) != "" || rd.str("sasl-username") != ""
 	return ctx
 }
 

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/kproduce/kproduce/internal/cli/config/javaprops"
 )
 
@@ -84,8 +86,8 @@ func (r *resolver) commandLineProperties() ([]propArg, error) {
 		}
 		args = append(args, a)
 	}
-	if f := r.vals.fs.Lookup(flagReaderProperty); f != nil && f.Changed {
-		for _, p := range f.Value.(interface{ GetSlice() []string }).GetSlice() {
+	if f := dialectFlag(r.vals.fs, flagReaderProperty); f != nil {
+		for _, p := range f.Value.(pflag.SliceValue).GetSlice() {
 			a, err := splitProperty("--"+flagReaderProperty, p)
 			if err != nil {
 				return nil, err

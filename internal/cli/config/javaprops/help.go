@@ -11,7 +11,8 @@ import (
 const helpIntro = `Properties kproduce reads with -X NAME=VALUE (also --producer-property,
 --command-property), from a properties --config file (Java's
 producer.properties, kcat's librdkafka file) and from the YAML key
-property. The Java client's names come first, then librdkafka's (kcat).
+property. The Java client's names come first, then librdkafka's (kcat)
+and rpk's.
 A property counts as the option it sets; an option's own flag wins.
 `
 
@@ -60,26 +61,32 @@ func WriteHelp(w io.Writer) error {
 	return err
 }
 
-// helpNames lists a row's names: Java's, then librdkafka's own.
+// helpNames lists a row's names: Java's, then librdkafka's and rpk's
+// own.
 func helpNames(p Setting) string {
-	var parts []string
-	if len(p.Java) > 0 {
-		parts = append(parts, strings.Join(p.Java, ", "))
-	}
-	var rdk []string
-	shared := false
-	for _, n := range p.Librdkafka {
-		if slices.Contains(p.Java, n) {
-			shared = true
-		} else {
-			rdk = append(rdk, n)
+	var parts, also []string
+	for _, tool := range []struct {
+		name  string
+		names []string
+	}{{"librdkafka", p.Librdkafka}, {"rpk", p.Rpk}} {
+		var own []string
+		for _, n := range tool.names {
+			if slices.Contains(p.Java, n) {
+				also = append(also, tool.name)
+			} else {
+				own = append(own, n)
+			}
+		}
+		if len(own) > 0 {
+			parts = append(parts, tool.name+": "+strings.Join(own, ", "))
 		}
 	}
-	if shared {
-		parts[0] += " (also librdkafka)"
-	}
-	if len(rdk) > 0 {
-		parts = append(parts, "librdkafka: "+strings.Join(rdk, ", "))
+	if len(p.Java) > 0 {
+		java := strings.Join(p.Java, ", ")
+		if len(also) > 0 {
+			java += " (also " + strings.Join(slices.Compact(also), ", ") + ")"
+		}
+		parts = append([]string{java}, parts...)
 	}
 	return strings.Join(parts, "; ")
 }

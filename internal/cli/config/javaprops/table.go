@@ -51,6 +51,8 @@ type Setting struct {
 	Java []string
 	// Librdkafka are librdkafka's names (kcat -X, kcat.conf).
 	Librdkafka []string
+	// Rpk are rpk's -X names.
+	Rpk []string
 	// Kind says what kproduce does with the property.
 	Kind Kind
 	// Option is the kproduce option (a long flag name) the property sets;
@@ -69,14 +71,14 @@ type Setting struct {
 
 // Names returns every name of the property, Java's first.
 func (p Setting) Names() []string {
-	return append(slices.Clone(p.Java), p.Librdkafka...)
+	return append(append(slices.Clone(p.Java), p.Librdkafka...), p.Rpk...)
 }
 
 // Lookup returns the row of a property name (names are case-sensitive,
 // as in both clients), and false for a name not in the table.
 func Lookup(name string) (Setting, bool) {
 	for _, p := range Table() {
-		if slices.Contains(p.Java, name) || slices.Contains(p.Librdkafka, name) {
+		if slices.Contains(p.Java, name) || slices.Contains(p.Librdkafka, name) || slices.Contains(p.Rpk, name) {
 			return p, true
 		}
 	}
@@ -84,12 +86,14 @@ func Lookup(name string) (Setting, bool) {
 }
 
 // Table returns every property kproduce knows, in the order kproduce -X
-// help lists them: the producer's settings, security, the console
-// producer's line reader, then those without effect.
+// help lists them: the producer's settings, security (Java's and
+// librdkafka's, then rpk's), the console producer's line reader, then
+// those without effect.
 func Table() []Setting {
 	var t []Setting
 	t = append(t, producerProperties()...)
 	t = append(t, securityProperties()...)
+	t = append(t, rpkProperties()...)
 	t = append(t, readerProperties()...)
 	t = append(t, acceptedProperties()...)
 	return append(t, knobProperties()...)
@@ -98,7 +102,7 @@ func Table() []Setting {
 // producerProperties are the producer's settings with a kproduce option.
 func producerProperties() []Setting {
 	return []Setting{
-		{Java: []string{"bootstrap.servers"}, Librdkafka: []string{"bootstrap.servers", "metadata.broker.list"}, Kind: Mapped,
+		{Java: []string{"bootstrap.servers"}, Librdkafka: []string{"bootstrap.servers", "metadata.broker.list"}, Rpk: []string{"brokers"}, Kind: Mapped,
 			Option: "brokers", Meaning: "bootstrap brokers, host[:port],...", Example: "k1:9093,k2:9093"},
 		{Java: []string{"client.id"}, Librdkafka: []string{"client.id"}, Kind: Mapped,
 			Option: "client-id", Meaning: "client id sent to the brokers", Example: "etl"},
@@ -153,13 +157,28 @@ func producerProperties() []Setting {
 	}
 }
 
+// rpkProperties are rpk's -X names of kproduce's connection options: they
+// set them directly, as rpk does (no security.protocol).
+func rpkProperties() []Setting {
+	return []Setting{
+		{Rpk: []string{"tls.enabled"}, Kind: Mapped, Option: "tls", Meaning: "true: TLS", Parse: parseBool, Example: "true"},
+		{Rpk: []string{"tls.ca"}, Kind: Mapped, Option: "tls-ca", Meaning: "PEM file of the CAs to trust (implies TLS)", Example: "ca.pem"},
+		{Rpk: []string{"tls.cert"}, Kind: Mapped, Option: "tls-cert", Meaning: "PEM file of the client certificate", Example: "client.pem"},
+		{Rpk: []string{"tls.key"}, Kind: Mapped, Option: "tls-key", Meaning: "PEM file of the client certificate's key", Example: "client.key"},
+		{Rpk: []string{"tls.insecure_skip_verify"}, Kind: Mapped, Option: "tls-insecure-skip-verify",
+			Meaning: "true: accept any broker certificate", Parse: parseBool, Example: "true"},
+		{Rpk: []string{"user"}, Kind: Mapped, Option: "sasl-username", Meaning: "SASL user name", Example: "alice"},
+		{Rpk: []string{"pass"}, Kind: Mapped, Option: "sasl-password", Meaning: "SASL password", Example: "s3cret"},
+	}
+}
+
 // securityProperties are the TLS and SASL properties, read together by
 // ResolveSecurity.
 func securityProperties() []Setting {
 	return []Setting{
 		{Java: []string{"security.protocol"}, Librdkafka: []string{"security.protocol"}, Kind: Security, Option: "tls",
 			Meaning: "PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL: whether the ssl.* and sasl.* properties apply", Example: "SSL"},
-		{Java: []string{"sasl.mechanism"}, Librdkafka: []string{"sasl.mechanism", "sasl.mechanisms"}, Kind: Security,
+		{Java: []string{"sasl.mechanism"}, Librdkafka: []string{"sasl.mechanism", "sasl.mechanisms"}, Rpk: []string{"sasl.mechanism"}, Kind: Security,
 			Option: "sasl-mechanism", Meaning: "PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", Example: "SCRAM-SHA-256"},
 		{Java: []string{"sasl.jaas.config"}, Kind: Security, Option: "sasl-username, sasl-password",
 			Meaning: "PlainLoginModule or ScramLoginModule with username and password"},
