@@ -16,6 +16,7 @@ func RunIsolated(m *testing.M) int {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
+	_ = os.Chmod(dir, 0o755) // tests run kproduce as another user too
 	_ = os.Setenv("XDG_CONFIG_HOME", dir)
 	for _, kv := range os.Environ() {
 		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "KPRODUCE_") {

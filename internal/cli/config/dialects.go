@@ -2,12 +2,14 @@ package config
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/kproduce/kproduce/internal/cli/config/javaprops"
 	"github.com/kproduce/kproduce/internal/fsutil"
+	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
 // Other tools' flags that kproduce accepts with their meaning: another
@@ -189,3 +191,25 @@ func (r *resolver) applyVerbosity() {
 		r.overrides["log-level"] = "flag -q"
 	}
 }
+
+// claimCodecArgument reads kafka-console-producer's --compression-codec
+// CODEC: pflag takes a flag with an optional value (bare, it is gzip) and
+// leaves CODEC as a FILE argument. When the first FILE names a codec and
+// no such file exists, it is the flag's value. It returns the FILEs left.
+func claimCodecArgument(fs *pflag.FlagSet, files []string) []string {
+	f := dialectFlag(fs, "compression-codec")
+	if f == nil || f.Value.String() != f.NoOptDefVal || len(files) == 0 {
+		return files
+	}
+	if _, err := parseCodecName(files[0]); err != nil {
+		return files
+	}
+	if _, err := os.Stat(files[0]); err == nil {
+		return files
+	}
+	_ = f.Value.Set(files[0]) // a codec name: a valid string
+	return files[1:]
+}
+
+// parseCodecName checks a codec name.
+func parseCodecName(s string) (protocol.Codec, error) { return protocol.ParseCodec(s) }

@@ -96,6 +96,7 @@ func newResolver(fs *pflag.FlagSet) (*resolver, error) {
 // found on the way. Its errors are usage errors listing every problem
 // found.
 func Load(fs *pflag.FlagSet, args []string, stderr io.Writer) (*Options, error) {
+	args = claimCodecArgument(fs, args)
 	var opts *Options
 	_, err := resolve(fs, stderr, func(vals optionValues) (*Connection, []string, error) {
 		o, warnings, err := buildOptions(vals, args, true)

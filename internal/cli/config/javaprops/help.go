@@ -28,7 +28,7 @@ func helpSections() []helpSection {
 		{"Producer settings", []Kind{Mapped}},
 		{"Security (security.protocol, or kproduce's --tls and --sasl-mechanism, decide whether the ssl.* and sasl.* properties apply)", []Kind{Security}},
 		{"kafka-console-producer's line reader (--property, --reader-property): a line is headers, key and value", []Kind{Reader}},
-		{"Accepted without effect", []Kind{Accepted, Refused}},
+		{"Accepted without effect (a value that would change where records go is refused)", []Kind{Accepted}},
 		{"No equivalent in kproduce: one warning, no effect", []Kind{Knob}},
 	}
 }

@@ -44,8 +44,6 @@ func Map(where, name, value string) (Mapping, error) {
 		return Mapping{Kind: p.Kind, Key: name, Value: value}, nil
 	case Knob:
 		return Mapping{Kind: Knob, Warning: fmt.Sprintf("%s: %s has no equivalent in kproduce (%s); ignored", where, name, p.Meaning)}, nil
-	case Refused:
-		return Mapping{}, fmt.Errorf("%s: %s is not supported: %s", where, name, p.Meaning)
 	}
 	v := value
 	if p.Parse != nil {

@@ -24,8 +24,6 @@ const (
 	// Knob: a performance setting kproduce has no equivalent for: one
 	// warning, no other effect.
 	Knob
-	// Refused: a setting kproduce cannot honour: a usage error.
-	Refused
 )
 
 // String names a kind as kproduce -X help does.
@@ -37,8 +35,6 @@ func (k Kind) String() string {
 		return "accepted (no effect)"
 	case Knob:
 		return "warning (no equivalent)"
-	case Refused:
-		return "refused"
 	}
 	return "unknown"
 }
@@ -61,8 +57,9 @@ type Setting struct {
 	// Meaning is one line for kproduce -X help.
 	Meaning string
 	// Parse converts a value to the option's syntax (Mapped) or checks it
-	// (Accepted); nil takes the value as it is. An error wrapping
-	// ErrNoEquivalent makes the value a warning instead of an error.
+	// (Accepted); nil takes the value as it is. An error refuses the
+	// value (a usage error), unless it wraps ErrNoEquivalent, which makes
+	// it a warning.
 	Parse func(value string) (string, error)
 	// Example is a value that differs from kproduce's default, for the
 	// help and the tests.
