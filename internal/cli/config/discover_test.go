@@ -97,15 +97,15 @@ profiles:
 // and as YAML otherwise.
 func TestConfigFormatByContent(t *testing.T) {
 	tests := map[string]string{
-		"# kcat\nmetadata.broker.list=a:1\n":      fileProperties,
-		"acks = all\n":                           fileProperties,
-		"bootstrap.servers: a:1\n":               fileProperties,
-		"linger.ms 5\n":                          fileProperties,
-		"brokers: [a:1]\n":                       fileYAML,
-		"---\nacks: all\n":                       fileYAML,
-		"\n# comment\nclient-id: x\n":            fileYAML,
-		"":                                       fileYAML,
-		"- a\n":                                  fileYAML,
+		"# kcat\nmetadata.broker.list=a:1\n":    fileProperties,
+		"acks = all\n":                          fileProperties,
+		"bootstrap.servers: a:1\n":              fileProperties,
+		"linger.ms 5\n":                         fileProperties,
+		"brokers: [a:1]\n":                      fileYAML,
+		"---\nacks: all\n":                      fileYAML,
+		"\n# comment\nclient-id: x\n":           fileYAML,
+		"":                                      fileYAML,
+		"- a\n":                                 fileYAML,
 		"profiles:\n  a:\n    brokers: [x:1]\n": fileYAML,
 	}
 	for text, want := range tests {

@@ -129,7 +129,7 @@ func readerEffects() map[string]effect {
 		"headers.key.separator": {withProperty: x("parse.headers=true", "headers.key.separator=="),
 			withFlags: []string{"--header-delimiter", `\t`, "--header-key-separator", "=", "--require-delimiters"}},
 		"null.marker":  {withProperty: x("null.marker=NULL"), withFlags: []string{"--null", "NULL"}},
-		"ignore.error":  {withProperty: x("parse.key=true", "ignore.error=true"), withFlags: []string{"-K", `\t`, "--require-delimiters=false"}},
+		"ignore.error": {withProperty: x("parse.key=true", "ignore.error=true"), withFlags: []string{"-K", `\t`, "--require-delimiters=false"}},
 	}
 }
 
