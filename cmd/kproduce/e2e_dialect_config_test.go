@@ -170,7 +170,7 @@ func TestE2ECheckJSONOnFailure(t *testing.T) {
 		want string
 	}{
 		{[]string{"-b", brokersFlag(c), "-t", "missing", "--timeout", "5s"}, cmdutil.ExitFailed, "UNKNOWN_TOPIC_OR_PARTITION"},
-		{[]string{"-b", closedAddr(t), "-t", "t", "--timeout", "1s"}, cmdutil.ExitFailed, "no broker answered"},
+		{[]string{"-b", closedAddr(t), "-t", "t", "--timeout", "1s"}, cmdutil.ExitFailed, "unreachable"},
 		{[]string{"-b", brokersFlag(c)}, cmdutil.ExitUsage, "a topic is required"},
 		{[]string{"-b", brokersFlag(c), "-t", "t", "--count", "0"}, cmdutil.ExitUsage, "--count"},
 		{[]string{"-t", "t", "--nope"}, cmdutil.ExitUsage, "unknown flag: --nope"},

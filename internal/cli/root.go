@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -23,8 +24,7 @@ func NewRootCommand(s cmdutil.Streams, code *int) *cobra.Command {
 	root.SetErr(s.Err)
 	root.AddCommand(metadatacmd.NewCommand(s, code), checkcmd.NewCommand(s, code),
 		configcmd.NewCommand(s, code), versioncmd.NewCommand(s, code))
-	root.Version = versioncmd.Read().String()
-	root.SetVersionTemplate("{{.Version}}")
+	addVersionFlag(root, s)
 	// cobra's completion command (bash, zsh, fish, powershell), added now
 	// so that the generated reference pages show it.
 	root.InitDefaultCompletionCmd()
@@ -36,6 +36,21 @@ func NewRootCommand(s cmdutil.Streams, code *int) *cobra.Command {
 	}
 	root.SetFlagErrorFunc(flagError)
 	return root
+}
+
+// addVersionFlag gives the root --version, which prints what kproduce
+// version prints. (cobra's own version flag would link text/template,
+// and with it most of the standard library, into the binary.)
+func addVersionFlag(root *cobra.Command, s cmdutil.Streams) {
+	root.Flags().Bool("version", false, "print kproduce's version, commit and Go version (as kproduce version) and exit")
+	run := root.RunE
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if v, _ := cmd.Flags().GetBool("version"); v { // defined above
+			_, err := fmt.Fprint(s.Out, versioncmd.Read().String())
+			return err
+		}
+		return run(cmd, args)
+	}
 }
 
 // Execute runs kproduce with args (without the program name) and returns

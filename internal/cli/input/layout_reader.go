@@ -17,6 +17,12 @@ type layoutError struct{ msg string }
 
 func (e *layoutError) Error() string { return e.msg }
 
+// isLayoutError reports whether err is a layoutError.
+func isLayoutError(err error) bool {
+	var lerr *layoutError
+	return errors.As(err, &lerr)
+}
+
 // mismatch returns a layoutError.
 func mismatch(format string, args ...any) error {
 	return &layoutError{msg: fmt.Sprintf(format, args...)}
@@ -103,8 +109,7 @@ func (l *layoutReader) Next(rec *Record) error {
 			l.broken = fmt.Errorf("%w: the format string reads no input", ErrBadRecord)
 			return l.broken
 		}
-		var lerr *layoutError
-		if err != nil && !errors.As(err, &lerr) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		if err != nil && !isLayoutError(err) && !errors.Is(err, io.ErrUnexpectedEOF) {
 			return err // the source could not be read
 		}
 		l.number++
