@@ -123,3 +123,17 @@ func TestFileNamedLikeASubcommand(t *testing.T) {
 		assert.Len(t, strings.Split(strings.TrimSpace(out), "\n"), 2, name)
 	}
 }
+
+// TestSubcommandsTakeOtherToolsConnectionFlags: metadata and check take
+// kafka-console-producer's and kcat's names of the connection options
+// too.
+func TestSubcommandsTakeOtherToolsConnectionFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"metadata", "--bootstrap-server", "127.0.0.1:1", "--timeout", "200ms"},
+		{"metadata", "--broker-list", "127.0.0.1:1", "--command-property", "client.id=x", "--timeout", "200ms"},
+		{"check", "-t", "t", "--bootstrap-server", "127.0.0.1:1", "-F", "", "--timeout", "200ms"},
+	} {
+		code, _, errOut := run(t, "", args...)
+		assert.Equal(t, cmdutil.ExitFailed, code, "%v: an unreachable cluster, not a usage error: %s", args, errOut)
+	}
+}
