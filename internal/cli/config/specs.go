@@ -37,7 +37,7 @@ type optionSpec struct {
 func optionSpecs() []optionSpec {
 	return []optionSpec{
 		{Name: "brokers", Short: "b", Default: "127.0.0.1:9092", Kind: kindList, Usage: "bootstrap brokers, comma-separated `host:port,...`"},
-		{Name: "topic", Short: "t", Usage: "`topic` to produce to (required unless every JSON record names one)"},
+		{Name: "topic", Short: "t", Usage: "`topic` to produce to: every record goes there, whatever topic it names (required unless records name their own: -f json, %t)"},
 		{Name: "partition", Short: "p", Default: "-1", Usage: "fixed `partition`; -1 lets the partitioner choose"},
 		{Name: "partitioner", Default: "murmur2", Choices: Partitioners(), Usage: "partitioner `name`: murmur2 (Java's default: keyed murmur2, unkeyed sticky) | round-robin | random | crc32 (keyed crc32, unkeyed random: librdkafka's consistent_random) | consistent (crc32 of every non-null key, empty ones too) | fnv1a (Sarama's and librdkafka's fnv1a; unkeyed sticky)"},
 		{Name: "dry-run", Default: "false", Kind: kindBool, NoConfig: true, Usage: "read and route every record, print where each would go, send nothing"},
