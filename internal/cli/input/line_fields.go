@@ -17,7 +17,9 @@ type lineFields struct {
 	require                              bool
 	nullMarker                           []byte
 	nullEnabled                          bool
-	headers                              []protocol.Header // the record's, reused
+	// headers are the last line's headers: a new slice per line, so that
+	// records read ahead (a batch of a read buffer) keep their own.
+	headers []protocol.Header
 }
 
 // newLineFields returns the splitter of cfg.
@@ -63,7 +65,7 @@ func (f *lineFields) fill(rec *Record, line []byte, shaper *recordShaper) {
 // by the -H headers. An empty field, or one equal to the null marker, is
 // no header; a value equal to the null marker is null; a key cannot be.
 func (f *lineFields) parseHeaders(field []byte, extra []protocol.Header) error {
-	f.headers = f.headers[:0]
+	f.headers = make([]protocol.Header, 0, 1+bytes.Count(field, f.headerSep)+len(extra))
 	if len(field) > 0 && !(f.nullEnabled && bytes.Equal(field, f.nullMarker)) {
 		for len(field) > 0 {
 			pair, rest, _ := bytes.Cut(field, f.headerSep)

@@ -1,6 +1,7 @@
 package input
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -114,4 +115,16 @@ func TestEmptyAsNull(t *testing.T) {
 	plain := linesOf(t, ":\n", 64, "-K", ":")
 	assert.NotNil(t, plain[0].Value)
 	assert.NotNil(t, plain[0].Key)
+}
+
+// TestLineHeadersOwnSlice: each record's headers are its own, so that
+// records read ahead of each other keep theirs.
+func TestLineHeadersOwnSlice(t *testing.T) {
+	cfg := testConfig(t, "--header-delimiter", "|")
+	r := newLinesReader(cfg, "-", strings.NewReader("a:1|x\nb:2|y\n"), 64)
+	var first, second Record
+	require.NoError(t, r.Next(&first))
+	require.NoError(t, r.Next(&second))
+	assert.Equal(t, "a", first.Headers[0].Key)
+	assert.Equal(t, "b", second.Headers[0].Key)
 }
