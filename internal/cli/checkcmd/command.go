@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"time"
@@ -62,7 +63,8 @@ be reached or the topic does not exist; 2 bad usage.`,
 	fs.String("partitions", "-1", "a created topic gets `N` partitions (-1: the broker's default)")
 	fs.String("replication-factor", "-1", "a created topic gets `N` replicas of each partition (-1: the broker's default)")
 	config.AddSubcommandFlags(cmd)
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+	cmd.SetFlagErrorFunc(jsonFlagError(s))
+	cmd.RunE = jsonOnError(s, func(cmd *cobra.Command, _ []string) error {
 		conn, err := config.LoadConnection(cmd.Flags(), s.Err)
 		if err != nil {
 			return err
@@ -73,7 +75,7 @@ be reached or the topic does not exist; 2 bad usage.`,
 		}
 		*code = runCheck(cmd.Context(), conn, f, s)
 		return nil
-	}
+	})
 	return cmd
 }
 
@@ -106,6 +108,7 @@ func readCheckFlags(cmd *cobra.Command, opts *config.Connection) (checkFlags, er
 func runCheck(parent context.Context, opts *config.Connection, f checkFlags, s cmdutil.Streams) int {
 	client, err := admin.New(opts.AdminConfig())
 	if err != nil {
+		failCheck(parent, cmdutil.Streams{Out: s.Out, Err: io.Discard}, f, opts.Topic, err)
 		cmdutil.PrintError(s.Err, cmdutil.AsUsageError(err))
 		return cmdutil.ExitUsage
 	}
@@ -114,7 +117,7 @@ func runCheck(parent context.Context, opts *config.Connection, f checkFlags, s c
 	defer cancel()
 	topic, created, err := ensureTopic(ctx, client, opts.Topic, f)
 	if err != nil {
-		return cmdutil.FailureStatus(parent, s, err)
+		return failCheck(parent, s, f, opts.Topic, err)
 	}
 	client.Close() // the canaries go through the producer's own connections
 	rep := &checkReport{Topic: opts.Topic, Created: created, Canaries: f.count, RunID: newRunID()}
@@ -134,8 +137,7 @@ func runCheck(parent context.Context, opts *config.Connection, f checkFlags, s c
 		deadline, _ := ctx.Deadline()
 		left := max(time.Until(deadline), time.Millisecond)
 		if err := run.produce(parent, canaryProducerConfig(opts, left), left); err != nil {
-			cmdutil.PrintError(s.Err, err)
-			return cmdutil.ExitFailed
+			return failCheck(parent, s, f, opts.Topic, err)
 		}
 	}
 	var latencies []time.Duration

@@ -17,8 +17,10 @@ import (
 // and error, summary with ok, failed and latency_ms); the other fields
 // are additions.
 type checkReport struct {
-	Topic      string            `json:"topic"`
-	OK         bool              `json:"ok"`
+	Topic string `json:"topic"`
+	OK    bool   `json:"ok"`
+	// Error says why the check could not run; the partitions are empty.
+	Error      *string           `json:"error,omitempty"`
 	Created    bool              `json:"created"`
 	Canaries   int64             `json:"canaries_per_partition"`
 	RunID      string            `json:"run_id"`

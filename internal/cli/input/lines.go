@@ -119,12 +119,13 @@ func (s *splitter) fill() error {
 	return err
 }
 
-// linesReader reads the lines format: records split at --delimiter, a key
-// split off at the first --key-delimiter.
+// linesReader reads the lines format: records split at --delimiter,
+// headers split off at the first --header-delimiter, then a key at the
+// first --key-delimiter.
 type linesReader struct {
 	source    string
 	split     *splitter
-	keyDelim  []byte
+	fields    lineFields
 	skipEmpty bool
 	shaper    recordShaper
 	number    int64
@@ -136,7 +137,7 @@ func newLinesReader(cfg *Config, source string, r io.Reader, bufSize int) *lines
 	return &linesReader{
 		source:    source,
 		split:     newSplitter(r, cfg.Delimiter, cfg.MaxRecordBytes, bufSize),
-		keyDelim:  cfg.KeyDelimiter,
+		fields:    newLineFields(cfg),
 		skipEmpty: cfg.SkipEmpty,
 		shaper:    newRecordShaper(cfg),
 	}
@@ -158,13 +159,7 @@ func (l *linesReader) Next(rec *Record) error {
 			rec.Err = tooLarge(size, l.split.limit)
 			return nil
 		}
-		if l.keyDelim != nil {
-			if k, v, found := bytes.Cut(data, l.keyDelim); found {
-				l.shaper.shape(rec, k, true, v)
-				return nil
-			}
-		}
-		l.shaper.shape(rec, nil, false, data)
+		l.fields.fill(rec, data, &l.shaper)
 		return nil
 	}
 }

@@ -19,6 +19,9 @@ const (
 	FormatLines = "lines" // records split at a delimiter, an optional key split off each
 	FormatJSON  = "json"  // one JSON object per record (kcat -J's output among them)
 	FormatFile  = "file"  // each input is one record
+	// FormatLayout reads records as an rpk-style format string says
+	// (Config.Layout).
+	FormatLayout = "layout"
 )
 
 // Formats are the input formats, in the order the help lists them.
@@ -37,6 +40,18 @@ type Config struct {
 	Delimiter []byte
 	// KeyDelimiter splits a line into key and value; nil means no split.
 	KeyDelimiter []byte
+	// HeaderDelimiter ends the headers that start each line, before its
+	// key; nil means lines hold no headers. HeaderSeparator separates two
+	// headers and HeaderKeySeparator a header's key from its value (both
+	// needed with HeaderDelimiter).
+	HeaderDelimiter, HeaderSeparator, HeaderKeySeparator []byte
+	// RequireDelimiters fails a line without its header or key delimiter,
+	// or a header without its key separator (the console producer's
+	// LineMessageReader without ignore.error); otherwise such a line has
+	// no headers or key, and such a header a null value.
+	RequireDelimiters bool
+	// Layout is the format string of FormatLayout.
+	Layout *Layout
 	// Key is the key of every record without a key of its own; nil: none.
 	Key []byte
 	// Headers are added to every record, after the record's own headers.
@@ -45,11 +60,28 @@ type Config struct {
 	NullMarker []byte
 	// NullEnabled says whether a null marker was given (it may be empty).
 	NullEnabled bool
+	// EmptyAsNull sends an empty key or value as null (kcat -Z, rpk
+	// --tombstone).
+	EmptyAsNull bool
 	// SkipEmpty skips empty input records (they still use a record number).
 	SkipEmpty bool
 	// MaxRecordBytes is the largest raw input record accepted.
 	MaxRecordBytes int64
 }
+
+// CanNameTopics reports whether records of this format may name their own
+// topic (json's "topic", a format string's %t).
+func (c *Config) CanNameTopics() bool {
+	return c.Format == FormatJSON || (c.Format == FormatLayout && c.Layout != nil && c.Layout.HasTopic())
+}
+
+// ErrMissingDelimiter is wrapped by the error of a line without its key
+// or header delimiter, or of a header without its key separator, when
+// Config.RequireDelimiters is set.
+var ErrMissingDelimiter = errors.New("missing delimiter")
+
+// ErrBadHeader is wrapped by the error of a header a line cannot hold.
+var ErrBadHeader = errors.New("bad header")
 
 // ErrRecordTooLarge is wrapped by the error of an input record larger than
 // --max-record-bytes.
@@ -98,6 +130,11 @@ func newReaderSize(cfg *Config, source string, r io.Reader, bufSize int) (Reader
 		return newJSONReader(cfg, source, r, bufSize), nil
 	case FormatFile:
 		return newFileReader(cfg, source, r), nil
+	case FormatLayout:
+		if cfg.Layout == nil {
+			return nil, fmt.Errorf("%w: no format string", ErrUnknownFormat)
+		}
+		return newLayoutReader(cfg, source, r, bufSize), nil
 	}
 	return nil, fmt.Errorf("--format %q: %w: want lines, json or file", cfg.Format, ErrUnknownFormat)
 }

@@ -72,9 +72,7 @@ func (r *producerRun) produce(ctx context.Context, source int32, rec *input.Reco
 		Timestamp: rec.Timestamp,
 		ReadAt:    rec.ReadAt,
 	}
-	if srec.Topic == "" {
-		srec.Topic = r.opts.Topic
-	}
+	srec.Topic = r.topics.choose(rec.Topic)
 	if srec.Partition < 0 {
 		srec.Partition = r.opts.Partition
 	}
@@ -94,6 +92,9 @@ func (r *producerRun) produce(ctx context.Context, source int32, rec *input.Reco
 			err = sendError(err)
 		} else if r.stats != nil {
 			r.stats.sent(srec.Key, srec.Value)
+		}
+		if err == nil && r.opts.Sync {
+			_ = r.prod.Flush(ctx) // --sync: its outcome before the next record is read
 		}
 	}
 	if err != nil {

@@ -30,6 +30,7 @@ type producerRun struct {
 	readErr atomic.Bool  // an input could not be read to its end
 	read    atomic.Int64 // records read so far
 	txn     *txnRun      // nil unless --transactional-id
+	topics  *topicChooser
 
 	pacer     *pacer         // --rate; nil without
 	prog      *progress      // --progress; nil when no bar is drawn
@@ -49,13 +50,15 @@ func runProduce(ctx context.Context, opts *config.Options, s cmdutil.Streams) in
 		return cmdutil.ExitUsage
 	}
 	defer input.Close(inputs)
+	printPrompt(s.Err, s.In, &opts.Input, inputs)
 	statsJSON, err := openStatsJSON(opts.StatsJSON, s.Out)
 	if err != nil {
 		cmdutil.PrintError(s.Err, err)
 		return cmdutil.ExitUsage
 	}
 	defer statsJSON.close()
-	run := &producerRun{opts: opts, pacer: newPacer(opts.Rate), stats: newRunStats(opts, start), statsJSON: statsJSON}
+	run := &producerRun{opts: opts, pacer: newPacer(opts.Rate), stats: newRunStats(opts, start), statsJSON: statsJSON,
+		topics: newTopicChooser(opts)}
 	if err := run.setUp(s, inputs); err != nil {
 		cmdutil.PrintError(s.Err, err)
 		return cmdutil.ExitUsage
