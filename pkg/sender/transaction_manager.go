@@ -67,6 +67,10 @@ type transactionManager struct {
 	transactionalID string // immutable
 	timeoutMs       int32  // immutable
 
+	// ready is closed by the Sender once the first producer id is
+	// installed (see InitTransactions).
+	ready chan struct{}
+
 	open     atomic.Bool  // the facade's view: a transaction is open (set by BeginTransaction, cleared when it ends)
 	mu       sync.Mutex   // guards commands
 	commands []txnCommand // posted by the facade, taken by the Sender
@@ -92,6 +96,7 @@ func newTransactionManager(cfg *Config) *transactionManager {
 	return &transactionManager{
 		transactionalID: cfg.TransactionalID,
 		timeoutMs:       int32(cfg.TransactionTimeout.Milliseconds()),
+		ready:           make(chan struct{}),
 		coordinator:     -1,
 		lastPID:         noProducerID,
 		partitions:      make(map[accumulator.TopicPartition]struct{}),
