@@ -79,7 +79,7 @@ func Parse(value []byte, transactionalID string) (*Checkpoint, error) {
 	if c.TransactionalID != transactionalID {
 		return nil, fmt.Errorf("%w: written for transactional id %q", ErrMalformed, c.TransactionalID)
 	}
-	if c.Records < 0 || c.Transactions < 1 {
+	if c.Records < 0 || c.Transactions < 0 {
 		return nil, fmt.Errorf("%w: %d records, %d transactions", ErrMalformed, c.Records, c.Transactions)
 	}
 	for i, s := range c.Sources {

@@ -44,6 +44,9 @@ func TestMarshalParse(t *testing.T) {
 
 	tr.Committed()
 	assert.Equal(t, int64(2), tr.Checkpoint(true, now).Transactions)
+	final := tr.Final(now)
+	assert.True(t, final.Done)
+	assert.Equal(t, int64(1), final.Transactions, "a transaction of the checkpoint alone is not counted")
 }
 
 func TestParseRejects(t *testing.T) {
@@ -60,7 +63,7 @@ func TestParseRejects(t *testing.T) {
 		{name: "other id", edit: func(c *Checkpoint) { c.TransactionalID = "other" }, want: `written for transactional id "other"`},
 		{name: "bad hash", edit: func(c *Checkpoint) { c.Sources[0].SHA256 = "abc" }, want: `source 1 ("a")`},
 		{name: "negative bytes", edit: func(c *Checkpoint) { c.Sources[0].Bytes = -1 }, want: "-1 bytes"},
-		{name: "no transaction", edit: func(c *Checkpoint) { c.Transactions = 0 }, want: "0 transactions"},
+		{name: "negative transactions", edit: func(c *Checkpoint) { c.Transactions = -1 }, want: "-1 transactions"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -107,10 +107,18 @@ func (t *Tracker) Records() int64 {
 // was read so far, done when the whole input was. It counts that
 // transaction among those committed.
 func (t *Tracker) Checkpoint(done bool, now time.Time) *Checkpoint {
+	return t.checkpoint(done, 1, now)
+}
+
+// Final is the checkpoint of a transaction holding nothing but it: the
+// load is done, and the transaction is not counted.
+func (t *Tracker) Final(now time.Time) *Checkpoint { return t.checkpoint(true, 0, now) }
+
+func (t *Tracker) checkpoint(done bool, txns int64, now time.Time) *Checkpoint {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	cp := &Checkpoint{Version: Version, TransactionalID: t.transactionalID, Options: maps.Clone(t.options),
-		Records: t.records, Transactions: t.transactions + 1, Done: done, Written: formatTime(now)}
+		Records: t.records, Transactions: t.transactions + txns, Done: done, Written: formatTime(now)}
 	for _, s := range t.sources {
 		src := s.Source
 		src.SHA256 = hex.EncodeToString(s.h.Sum(nil))
@@ -119,8 +127,8 @@ func (t *Tracker) Checkpoint(done bool, now time.Time) *Checkpoint {
 	return cp
 }
 
-// Committed notes that the transaction of the last Checkpoint was
-// committed.
+// Committed notes that the transaction of the last Checkpoint (not
+// Final) was committed.
 func (t *Tracker) Committed() {
 	t.mu.Lock()
 	t.transactions++

@@ -28,6 +28,9 @@ func (p *Producer) InitTransactions(ctx context.Context) error {
 	case <-p.sender.done:
 		return fmt.Errorf("init transactions: %w", ErrClosed)
 	case <-ctx.Done():
+		if err := p.md.LastError(); err != nil {
+			return fmt.Errorf("init transactions: no producer id from the transaction coordinator: %w (%w)", ctx.Err(), err)
+		}
 		return fmt.Errorf("init transactions: no producer id from the transaction coordinator: %w", ctx.Err())
 	}
 }
