@@ -46,8 +46,8 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	}{
 		{killPoint{key: kmsg.AddPartitionsToTxn, nth: 1}, 0},
 		{killPoint{key: kmsg.Produce, nth: 2}, 0},
-		{killPoint{key: kmsg.Produce, nth: 40, drop: true}, -1},
-		{killPoint{key: kmsg.Produce, nth: 120}, -1},
+		{killPoint{key: kmsg.Produce, nth: 12, drop: true}, -1},
+		{killPoint{key: kmsg.Produce, nth: 25}, -1},
 		{killPoint{key: kmsg.EndTxn, nth: 1}, 10_000},             // commit applied, its answer lost
 		{killPoint{key: kmsg.EndTxn, nth: 5, drop: true}, 40_000}, // commit sent, never applied
 		{killPoint{key: kmsg.EndTxn, nth: 12}, 120_000},           // commit applied, its answer lost
@@ -113,7 +113,7 @@ func TestResumeKilledAgain(t *testing.T) {
 		{key: kmsg.Fetch, nth: 1},          // reading the checkpoint back
 		{key: kmsg.InitProducerID, nth: 1}, // fencing the killed run
 		{key: kmsg.EndTxn, nth: 3, drop: true},
-		{key: kmsg.Produce, nth: 50},
+		{key: kmsg.Produce, nth: 10},
 	} {
 		k := armKiller(c, point)
 		code, stderr := k.run(t, nil, resumeArgs(c, file)...)
@@ -168,7 +168,7 @@ func TestResumeAfterAbortedChunk(t *testing.T) {
 	file := e2eWriteFile(t, t.TempDir(), "load.txt", resumeLines(1, resumeRecords))
 	var produces atomic.Int32
 	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: resumeTopic, Err: kerr.InvalidRecord,
-		When: func(req kmsg.Request) bool { return ofLoad(req) && produces.Add(1) == 60 }})
+		When: func(req kmsg.Request) bool { return ofLoad(req) && produces.Add(1) == 20 }})
 	code, stderr := runLoad(t, nil, resumeArgs(c, file)...)
 	require.Equal(t, cmdutil.ExitFailed, code, stderr)
 	assert.Contains(t, stderr, "transaction aborted")
@@ -349,4 +349,26 @@ func TestResumeKilledAtRandomMoments(t *testing.T) {
 	}
 	t.Logf("%d runs killed", kills)
 	assertExactlyOnce(t, c, 1, resumeRecords)
+}
+
+// TestResumeCount: --count counts the records of the whole load, the
+// earlier runs' included; raised or dropped, the load goes on.
+func TestResumeCount(t *testing.T) {
+	t.Parallel()
+	c := resumeCluster(t)
+	file := e2eWriteFile(t, t.TempDir(), "load.txt", resumeLines(1, 60_000))
+	args := func(count string) []string { return append(resumeArgs(c, file), "--count", count) }
+	code, stderr := runLoad(t, nil, args("25000")...)
+	require.Equal(t, cmdutil.ExitOK, code, stderr)
+	code, stderr = runLoad(t, nil, args("25000")...)
+	assert.Equal(t, cmdutil.ExitOK, code, stderr)
+	assert.Contains(t, stderr, "nothing left to do: the earlier runs produced the --count 25,000 records")
+	code, stderr = runLoad(t, nil, args("40000")...)
+	require.Equal(t, cmdutil.ExitOK, code, stderr)
+	_, _, committed, _ := resumedAt(stderr)
+	assert.Equal(t, int64(25_000), committed)
+	assert.Contains(t, stderr, "2 transactions committed: 15000 records")
+	code, stderr = runLoad(t, nil, resumeArgs(c, file)...)
+	require.Equal(t, cmdutil.ExitOK, code, stderr)
+	assertExactlyOnce(t, c, 1, 60_000)
 }

@@ -59,3 +59,24 @@ func TestInitTransactionsFailures(t *testing.T) {
 		assert.ErrorIs(t, f.p.InitTransactions(context.Background()), ErrTransactionState)
 	})
 }
+
+// TestTransactionNewPartitionAddedInTheNextTurn: a batch of a partition
+// not in the transaction yet, found when draining, makes the turn poll
+// without waiting, so its AddPartitionsToTxn goes out in the next turn
+// instead of after the poll timeout (nothing else would wake the Sender:
+// no request is in flight at the start of a transaction).
+func TestTransactionNewPartitionAddedInTheNextTurn(t *testing.T) {
+	f, _ := newTxnFixture(t, fixtureOptions{}, nil)
+	f.autoProduce()
+	require.NoError(t, f.p.BeginTransaction())
+	f.send("t", 0)
+	f.advance(testLinger)
+	polls := len(f.sel.PollTimeouts())
+	f.step()
+	timeouts := f.sel.PollTimeouts()[polls:]
+	require.NotEmpty(t, timeouts)
+	assert.Zero(t, timeouts[len(timeouts)-1], "the turn that found the partition does not wait")
+	assert.Empty(t, f.sentOf(protocol.KeyAddPartitionsToTxn), "not in the same turn")
+	f.step()
+	assert.Len(t, f.sentOf(protocol.KeyAddPartitionsToTxn), 1, "the next turn adds it")
+}

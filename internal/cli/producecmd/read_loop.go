@@ -73,7 +73,7 @@ func (r *producerRun) readInputs(ctx context.Context, inputs []input.Input) {
 			r.produce(ctx, int32(i), &rec, &srec)
 		}
 	}
-	if !r.readErr.Load() {
+	if !r.readErr.Load() && (r.opts.Count == 0 || skipped+r.read.Load() < r.opts.Count) {
 		r.inputEnded.Store(true)
 	}
 }

@@ -59,6 +59,14 @@ var errNothingLeft = errors.New("nothing left to do")
 func (r *producerRun) prepareResume(ctx context.Context, inputs []input.Input, sizes []int64) error {
 	ctx, cancel := context.WithTimeout(ctx, r.opts.DeliveryTimeout)
 	defer cancel()
+	// The producer learns the checkpoint topic and the records' topic
+	// while it initializes: neither the first checkpoint nor the first
+	// record then waits for metadata.
+	id, topic := r.opts.TransactionalID, r.opts.ResumeTopic
+	r.prod.Metadata().AddTopic(topic)
+	if r.opts.Topic != "" {
+		r.prod.Metadata().AddTopic(r.opts.Topic)
+	}
 	if err := r.prod.InitTransactions(ctx); err != nil {
 		return fmt.Errorf("--resume: %w", err)
 	}
@@ -67,18 +75,17 @@ func (r *producerRun) prepareResume(ctx context.Context, inputs []input.Input, s
 		return fmt.Errorf("--resume: %w", err)
 	}
 	defer ac.Close()
-	id, topic := r.opts.TransactionalID, r.opts.ResumeTopic
 	found, err := checkpoint.Load(ctx, ac, topic, id)
 	if err != nil {
 		return fmt.Errorf("--resume: %w", err)
 	}
-	md, err := ac.Metadata(ctx, []string{topic})
-	if err != nil || len(md.Topics) != 1 {
+	n, err := r.prod.PartitionCount(ctx, topic)
+	if err != nil {
 		return fmt.Errorf("--resume: checkpoint topic %s: %w", topic, err)
 	}
 	names := r.sources
 	res := &resumeRun{r: r, tracker: checkpoint.NewTracker(id, names, resumeOptions(r.opts)), found: found,
-		partition: checkpoint.Partition(id, len(md.Topics[0].Partitions)), source: int32(len(names)),
+		partition: checkpoint.Partition(id, n), source: int32(len(names)),
 		complete: make([]bool, len(names)), after: make([]int64, len(names))}
 	r.resume = res
 	if found == nil {
@@ -90,7 +97,7 @@ func (r *producerRun) prepareResume(ctx context.Context, inputs []input.Input, s
 	if err := res.skip(inputs); err != nil {
 		return err
 	}
-	if found.Done {
+	if found.Done || (r.opts.Count > 0 && found.Records >= r.opts.Count) {
 		return errNothingLeft
 	}
 	r.rep.Errorf("%s\n", res.resumedLine(sizes))
@@ -143,6 +150,10 @@ func (res *resumeRun) resumedLine(sizes []int64) string {
 // nothingLeftLine says that the earlier runs finished the load.
 func (res *resumeRun) nothingLeftLine() string {
 	cp := res.found.Checkpoint
+	if !cp.Done {
+		return fmt.Sprintf("nothing left to do: the earlier runs produced the --count %s records (in %s, the last committed %s)",
+			thousands(cp.Records), pluralTxn(cp.Transactions), cp.Written)
+	}
 	return fmt.Sprintf("nothing left to do: the earlier runs loaded all of the input (%s records in %s, the last committed %s)",
 		thousands(cp.Records), pluralTxn(cp.Transactions), cp.Written)
 }

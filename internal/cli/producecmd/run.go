@@ -32,8 +32,8 @@ type producerRun struct {
 	txn     *txnRun      // nil unless --transactional-id
 	resume  *resumeRun   // nil unless --resume
 	topics  *topicChooser
-	// inputEnded is set when reading ended at the end of the inputs (or at
-	// --count), not cut short.
+	// inputEnded is set when reading ended at the end of every input (not
+	// at --count, not cut short).
 	inputEnded atomic.Bool
 
 	pacer     *pacer         // --rate; nil without
