@@ -291,8 +291,12 @@ func TestResumeStdinPipe(t *testing.T) {
 	_, _ = k.run(t, pipeStdin(t, data), resumeArgs(c)...)
 	require.True(t, k.killed())
 
-	code, stderr := runLoad(t, pipeStdin(t, data), resumeArgs(c)...)
+	statsFile := filepath.Join(t.TempDir(), "stats.json")
+	code, stderr := runLoad(t, pipeStdin(t, data), append(resumeArgs(c), "--stats-json", statsFile)...)
 	require.Equal(t, cmdutil.ExitOK, code, stderr)
+	stats := readStatsJSON(t, statsFile)
+	assert.Equal(t, int64(90_000), stats.RecordsSkipped, "--stats counts the skipped records apart")
+	assert.Equal(t, int64(110_000), stats.RecordsDelivered)
 	source, _, committed, ok := resumedAt(stderr)
 	require.True(t, ok, stderr)
 	assert.Equal(t, "-", source)
