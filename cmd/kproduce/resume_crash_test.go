@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -375,4 +377,61 @@ func TestResumeCount(t *testing.T) {
 	code, stderr = runLoad(t, nil, resumeArgs(c, file)...)
 	require.Equal(t, cmdutil.ExitOK, code, stderr)
 	assertExactlyOnce(t, c, 1, 60_000)
+}
+
+// TestResumeAfterCommitOutcomeUnknown: the coordinator holds (or drops)
+// the fourth commit and its retries past the run's deadline, so the run
+// ends saying its outcome is unknown (exit 1). Whether the held commit then stands or not, the next
+// run's fencing settles it first and the run goes on from what it left.
+func TestResumeAfterCommitOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	for _, applied := range []bool{true, false} {
+		t.Run(fmt.Sprintf("applied=%v", applied), func(t *testing.T) {
+			t.Parallel()
+			c := resumeCluster(t)
+			file := e2eWriteFile(t, t.TempDir(), "load.txt", resumeLines(1, resumeRecords))
+			wake := make(chan struct{})
+			var once sync.Once
+			release := func() { once.Do(func() { close(wake) }) }
+			t.Cleanup(release)
+			var ended atomic.Int32
+			var held, woken atomic.Int32 // EndTxn requests held, and woken since
+			var holding atomic.Bool
+			holding.Store(true)
+			c.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+				c.KeepControl()
+				// The fourth commit, and its retries: the run retries an
+				// unanswered EndTxn until its deadline.
+				if !ofLoad(req) || ended.Add(1) < 4 || !holding.Load() {
+					return nil, nil, false
+				}
+				held.Add(1)
+				defer woken.Add(1)
+				c.SleepControl(func() { <-wake })
+				if !applied {
+					return nil, errors.New("the held commit is dropped"), true
+				}
+				return nil, nil, false
+			})
+			args := append(resumeArgs(c, file), "--delivery-timeout", "2s", "--request-timeout", "500ms")
+			code, stderr := runLoad(t, nil, args...)
+			require.Equal(t, cmdutil.ExitFailed, code, stderr)
+			assert.Contains(t, stderr, "transaction outcome unknown: ")
+			holding.Store(false)
+			release()
+			// The held requests are handled before the next run's.
+			waitFor(t, 10*time.Second, "the held commits handled", func() bool { return woken.Load() == held.Load() })
+
+			code, stderr = runLoad(t, nil, resumeArgs(c, file)...)
+			require.Equal(t, cmdutil.ExitOK, code, stderr)
+			_, _, committed, ok := resumedAt(stderr)
+			require.True(t, ok, stderr)
+			want := int64(3 * resumeChunk)
+			if applied {
+				want = 4 * resumeChunk
+			}
+			assert.Equal(t, want, committed)
+			assertExactlyOnce(t, c, 1, resumeRecords)
+		})
+	}
 }
