@@ -105,3 +105,19 @@ func TestFileFormatStart(t *testing.T) {
 	recs, _ = tapRead(t, cfg, nil, 16, Start{After: 1})
 	assert.Empty(t, recs, "a file record read by an earlier run is not read again")
 }
+
+// TestLayoutTapAndStart: the format-string reader taps what it consumes
+// too, a record too large included, and starts after a record as the
+// others do.
+func TestLayoutTapAndStart(t *testing.T) {
+	layout, err := ParseLayout(`%k:%v\n`)
+	require.NoError(t, err)
+	cfg := &Config{Format: FormatLayout, Layout: layout, Delimiter: []byte("\n"), MaxRecordBytes: 40}
+	data := []byte("k1:v1\nk2:v2\nk3:" + string(bytes.Repeat([]byte("x"), 60)) + "\nk4:v4\n")
+	all, tapped := tapRead(t, cfg, data, 32, Start{})
+	require.Len(t, all, 4)
+	assert.Equal(t, []int{6, 12, 76, 82}, tapped, "after each record, its bytes and nothing more")
+	assert.ErrorIs(t, all[2].Err, ErrRecordTooLarge)
+	rest, _ := tapRead(t, cfg, data[tapped[1]:], 32, Start{After: 2})
+	assert.Equal(t, all[2:], rest)
+}
