@@ -140,6 +140,11 @@ type Options struct {
 	TransactionRecords int64
 	// TransactionTimeout is the transaction timeout the coordinator applies.
 	TransactionTimeout time.Duration
+	// Resume commits a checkpoint in every transaction and skips what
+	// earlier runs with the same transactional id committed.
+	Resume bool
+	// ResumeTopic is the topic of the checkpoints.
+	ResumeTopic string
 
 	// Output is the format of the per-record reports on stdout.
 	Output report.Format
@@ -255,6 +260,8 @@ func (r *optionReader) readProducer(o *Options) {
 	o.TransactionalID = strings.TrimSpace(r.str("transactional-id"))
 	o.TransactionRecords = r.integer("transaction-records", 0, math.MaxInt64)
 	o.TransactionTimeout = r.duration("transaction-timeout", true)
+	o.Resume = r.boolean("resume")
+	o.ResumeTopic = strings.TrimSpace(r.str("resume-topic"))
 	if o.TransactionTimeout > math.MaxInt32*time.Millisecond && !r.failed("transaction-timeout") {
 		r.fail("transaction-timeout", fmt.Errorf("%w: at most %s", ErrBadValue, math.MaxInt32*time.Millisecond))
 	}

@@ -44,7 +44,17 @@ func (o *Options) applyTransactionRules(explicitIdempotence bool) error {
 		if o.TransactionRecords > 0 {
 			return fmt.Errorf("--transaction-records needs --transactional-id")
 		}
+		if o.Resume {
+			return fmt.Errorf("--resume needs --transactional-id: an idempotent producer deduplicates retries within one run only, " +
+				"so only transactions can tell a later run what an interrupted one committed")
+		}
 		return nil
+	}
+	if o.Resume && o.DryRun {
+		return fmt.Errorf("--resume cannot be used with --dry-run")
+	}
+	if o.Resume && o.ResumeTopic == "" {
+		return fmt.Errorf("--resume-topic must name a topic")
 	}
 	if o.Acks != AcksAll {
 		return fmt.Errorf("--transactional-id needs --acks all (got --acks %d)", o.Acks)

@@ -76,6 +76,8 @@ func optionSpecs() []optionSpec {
 		{Name: "transactional-id", Usage: "produce the input as one transaction with this transactional `id` (committed at the end, aborted on any failure)"},
 		{Name: "transaction-records", Default: "0", Usage: "with --transactional-id, commit every `N` records, each chunk its own transaction (0: the whole input)"},
 		{Name: "transaction-timeout", Default: "60s", Usage: "the coordinator aborts a transaction left open longer than `duration`"},
+		{Name: "resume", Default: "false", Kind: kindBool, Usage: "with --transactional-id, commit a checkpoint in every transaction and, run again, go on after what the earlier runs committed (exactly once)"},
+		{Name: "resume-topic", Default: "kproduce-checkpoints", Usage: "compacted `topic` holding the --resume checkpoints (created when missing)"},
 		{Name: "tls", Default: "false", Kind: kindBool, Usage: "connect to the brokers with TLS (implied by the other --tls-* options)"},
 		{Name: "tls-ca", Usage: "PEM `file` of the CAs that sign the brokers' certificates (default: the system's)"},
 		{Name: "tls-cert", Usage: "PEM `file` of the client certificate, for brokers that require one (mutual TLS)"},

@@ -70,9 +70,19 @@ func (l *layoutReader) readText(want []byte) error {
 	return nil
 }
 
+// consume drops the next n buffered bytes, showing them to the tap first:
+// every byte the reader consumes goes through it.
+func (l *layoutReader) consume(n int) {
+	if l.tap != nil {
+		b, _ := l.br.Peek(n) // buffered: no read
+		_, _ = l.tap.Write(b)
+	}
+	_, _ = l.br.Discard(n)
+}
+
 // discard consumes n buffered bytes of the record without keeping them.
 func (l *layoutReader) discard(n int) {
-	_, _ = l.br.Discard(n) // the bytes are buffered
+	l.consume(n) // the bytes are buffered
 	l.used += int64(n)
 	l.started = l.started || n > 0
 }
@@ -90,7 +100,7 @@ func (l *layoutReader) readUntil(delim []byte) (fieldSpan, error) {
 		if i := bytes.Index(buf[from:], delim); i >= 0 {
 			l.keep(buf[:from+i])
 			sp.end = len(l.arena)
-			_, _ = l.br.Discard(from + i)
+			l.consume(from + i)
 			l.discard(d)
 			return sp, nil
 		}
@@ -99,13 +109,13 @@ func (l *layoutReader) readUntil(delim []byte) (fieldSpan, error) {
 				return sp, io.EOF
 			}
 			l.keep(buf)
-			_, _ = l.br.Discard(len(buf))
+			l.consume(len(buf))
 			sp.end = len(l.arena)
 			return sp, errFieldAtEOF
 		}
 		if move := len(buf) - (d - 1); move > 0 && len(buf) == l.br.Size() {
 			l.keep(buf[:move])
-			_, _ = l.br.Discard(move)
+			l.consume(move)
 			buf = buf[move:]
 		}
 		scanned = len(buf)
@@ -130,7 +140,7 @@ func (l *layoutReader) readN(n int64) (fieldSpan, error) {
 		}
 		buf, _ := l.br.Peek(int(min(int64(l.br.Buffered()), n)))
 		l.keep(buf)
-		_, _ = l.br.Discard(len(buf))
+		l.consume(len(buf))
 		n -= int64(len(buf))
 	}
 	sp.end = len(l.arena)
@@ -143,7 +153,7 @@ func (l *layoutReader) readRest() (fieldSpan, error) {
 	for {
 		buf, _ := l.br.Peek(l.br.Buffered())
 		l.keep(buf)
-		_, _ = l.br.Discard(len(buf))
+		l.consume(len(buf))
 		if l.eof {
 			sp.end = len(l.arena)
 			return sp, nil

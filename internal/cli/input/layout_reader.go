@@ -55,6 +55,7 @@ type layoutReader struct {
 	timeLayout string
 	shaper     recordShaper
 	number     int64
+	tap        io.Writer // sees the bytes consumed; nil: none
 	readAt     time.Time
 	eof        bool
 	broken     error // set after a failed record that cannot be skipped
@@ -117,7 +118,7 @@ func (l *layoutReader) Next(rec *Record) error {
 		switch {
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			rec.Err = fmt.Errorf("%w: the input ends inside the record", ErrBadRecord)
-			_, _ = l.br.Discard(l.br.Buffered()) // the end of the input: the rest belongs to this record
+			l.consume(l.br.Buffered()) // the end of the input: the rest belongs to this record
 			l.eof = true
 			return nil
 		case err != nil:

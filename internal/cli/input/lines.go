@@ -27,9 +27,10 @@ const minSplitBuffer = 16
 type splitter struct {
 	br    *bufio.Reader
 	delim []byte
-	limit int64  // the largest record returned
-	acc   []byte // a record longer than the buffer, reused
-	eof   bool   // the source has ended
+	limit int64     // the largest record returned
+	acc   []byte    // a record longer than the buffer, reused
+	eof   bool      // the source has ended
+	tap   io.Writer // sees the bytes consumed; nil: none
 	// readAt is when the last read from the source returned: the time the
 	// records now buffered became available.
 	readAt time.Time
@@ -61,7 +62,7 @@ func (s *splitter) next() (rec []byte, size int64, err error) {
 			if spanning {
 				rec = s.keep(size, buf[:end])
 			}
-			_, _ = s.br.Discard(end + d)
+			s.discard(buf, end+d)
 			if size > s.limit {
 				return nil, size, nil
 			}
@@ -77,7 +78,7 @@ func (s *splitter) next() (rec []byte, size int64, err error) {
 			if spanning {
 				rec = s.keep(size, buf)
 			}
-			_, _ = s.br.Discard(len(buf))
+			s.discard(buf, len(buf))
 			if size > s.limit {
 				return nil, size, nil
 			}
@@ -87,13 +88,22 @@ func (s *splitter) next() (rec []byte, size int64, err error) {
 			move := len(buf) - (d - 1)
 			size += int64(move)
 			s.keep(size, buf[:move])
-			_, _ = s.br.Discard(move)
+			s.discard(buf, move)
 			spanning, scanned = true, d-1
 		}
 		if err := s.fill(); err != nil {
 			return nil, 0, err
 		}
 	}
+}
+
+// discard consumes the first n bytes of buf, the buffered bytes, showing
+// them to the tap first.
+func (s *splitter) discard(buf []byte, n int) {
+	if s.tap != nil {
+		_, _ = s.tap.Write(buf[:n])
+	}
+	_, _ = s.br.Discard(n)
 }
 
 // keep appends part of a record to acc while the record (size bytes so

@@ -118,23 +118,50 @@ type Reader interface {
 
 // NewReader returns the reader of cfg.Format for the input r named source.
 func NewReader(cfg *Config, source string, r io.Reader) (Reader, error) {
-	return newReaderSize(cfg, source, r, inputBufferSize)
+	return newReaderSize(cfg, source, r, inputBufferSize, Start{})
 }
 
-// newReaderSize is NewReader with the read buffer size given.
-func newReaderSize(cfg *Config, source string, r io.Reader, bufSize int) (Reader, error) {
+// Start says where a reader begins and who sees the bytes it consumes.
+type Start struct {
+	// After is the number of the record before the first one read: r is
+	// positioned right after it (its delimiter included). 0: the start of
+	// the source.
+	After int64
+	// Tap, when set, receives every byte the reader consumes, in order
+	// (records, delimiters, skipped records), when it consumes them: after
+	// Next returns a record, Tap has seen exactly the bytes up to the end
+	// of that record. Tap must not fail.
+	Tap io.Writer
+}
+
+// NewReaderAt is NewReader for a source read from start (a load resumed
+// after record start.After, its consumed bytes tapped).
+func NewReaderAt(cfg *Config, source string, r io.Reader, start Start) (Reader, error) {
+	return newReaderSize(cfg, source, r, inputBufferSize, start)
+}
+
+// newReaderSize is NewReaderAt with the read buffer size given.
+func newReaderSize(cfg *Config, source string, r io.Reader, bufSize int, start Start) (Reader, error) {
 	switch cfg.Format {
 	case FormatLines:
-		return newLinesReader(cfg, source, r, bufSize), nil
+		l := newLinesReader(cfg, source, r, bufSize)
+		l.number, l.split.tap = start.After, start.Tap
+		return l, nil
 	case FormatJSON:
-		return newJSONReader(cfg, source, r, bufSize), nil
+		j := newJSONReader(cfg, source, r, bufSize)
+		j.number, j.split.tap = start.After, start.Tap
+		return j, nil
 	case FormatFile:
-		return newFileReader(cfg, source, r), nil
+		f := newFileReader(cfg, source, r)
+		f.done, f.tap = start.After >= 1, start.Tap
+		return f, nil
 	case FormatLayout:
 		if cfg.Layout == nil {
 			return nil, fmt.Errorf("%w: no format string", ErrUnknownFormat)
 		}
-		return newLayoutReader(cfg, source, r, bufSize), nil
+		l := newLayoutReader(cfg, source, r, bufSize)
+		l.number, l.tap = start.After, start.Tap
+		return l, nil
 	}
 	return nil, fmt.Errorf("--format %q: %w: want lines, json or file", cfg.Format, ErrUnknownFormat)
 }

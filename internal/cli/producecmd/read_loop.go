@@ -17,10 +17,23 @@ var errNoTopic = errors.New("no topic: the record names none and --topic is not 
 
 // readInputs reads every input in order and hands each record to the
 // producer, until the inputs end, --count records were read, the run is
-// interrupted, stdout is closed or the producer stops for good.
+// interrupted, stdout is closed or the producer stops for good. A resumed
+// run (--resume) reads on after what the earlier runs committed, --count
+// counting their records too.
 func (r *producerRun) readInputs(ctx context.Context, inputs []input.Input) {
+	var skipped int64 // records of the earlier runs, counted by --count
+	if r.resume != nil {
+		skipped = r.resume.skipped
+	}
 	for i, in := range inputs {
-		rr, err := input.NewReader(&r.opts.Input, in.Name, in.R)
+		var start input.Start
+		if r.resume != nil {
+			if r.resume.complete[i] {
+				continue
+			}
+			start = r.resume.start(i)
+		}
+		rr, err := input.NewReaderAt(&r.opts.Input, in.Name, in.R, start)
 		if err != nil {
 			r.rep.Errorf("error: %s: %v\n", in.Name, err)
 			r.readErr.Store(true)
@@ -28,12 +41,15 @@ func (r *producerRun) readInputs(ctx context.Context, inputs []input.Input) {
 		}
 		var rec input.Record
 		var srec sender.Record
-		for r.opts.Count == 0 || r.read.Load() < r.opts.Count {
+		for r.opts.Count == 0 || skipped+r.read.Load() < r.opts.Count {
 			if r.shouldStop(ctx) {
 				return
 			}
 			err := rr.Next(&rec)
 			if errors.Is(err, io.EOF) {
+				if r.resume != nil {
+					r.resume.tracker.Complete(i)
+				}
 				break
 			}
 			if err != nil {
@@ -45,6 +61,9 @@ func (r *producerRun) readInputs(ctx context.Context, inputs []input.Input) {
 				return
 			}
 			r.read.Add(1)
+			if r.resume != nil {
+				r.resume.tracker.Record(i, rec.Number)
+			}
 			if r.txn != nil {
 				if !r.txn.record(ctx, int32(i), &rec) {
 					return
@@ -53,6 +72,9 @@ func (r *producerRun) readInputs(ctx context.Context, inputs []input.Input) {
 			}
 			r.produce(ctx, int32(i), &rec, &srec)
 		}
+	}
+	if !r.readErr.Load() && (r.opts.Count == 0 || skipped+r.read.Load() < r.opts.Count) {
+		r.inputEnded.Store(true)
 	}
 }
 

@@ -30,7 +30,11 @@ type producerRun struct {
 	readErr atomic.Bool  // an input could not be read to its end
 	read    atomic.Int64 // records read so far
 	txn     *txnRun      // nil unless --transactional-id
+	resume  *resumeRun   // nil unless --resume
 	topics  *topicChooser
+	// inputEnded is set when reading ended at the end of every input (not
+	// at --count, not cut short).
+	inputEnded atomic.Bool
 
 	pacer     *pacer         // --rate; nil without
 	prog      *progress      // --progress; nil when no bar is drawn
@@ -51,6 +55,7 @@ func runProduce(ctx context.Context, opts *config.Options, s cmdutil.Streams) in
 	}
 	defer input.Close(inputs)
 	printPrompt(s.Err, s.In, &opts.Input, inputs)
+	sizes := inputSizes(inputs)
 	statsJSON, err := openStatsJSON(opts.StatsJSON, s.Out)
 	if err != nil {
 		cmdutil.PrintError(s.Err, err)
@@ -62,6 +67,11 @@ func runProduce(ctx context.Context, opts *config.Options, s cmdutil.Streams) in
 	if err := run.setUp(s, inputs); err != nil {
 		cmdutil.PrintError(s.Err, err)
 		return cmdutil.ExitUsage
+	}
+	if opts.Resume {
+		if code, stop := run.startResume(ctx, inputs, sizes); stop {
+			return code
+		}
 	}
 	stopFlusher := run.rep.StartFlusher(reportFlushInterval)
 	run.prog.start(run.rep.Counts)
@@ -132,8 +142,13 @@ func (r *producerRun) waiting() int64 {
 	return max(r.read.Load()-delivered-failed, 0)
 }
 
-// onCompletion is the producer's callback: one report per record.
+// onCompletion is the producer's callback: one report per record. The
+// checkpoint records of --resume get none: their failure fails their
+// transaction.
 func (r *producerRun) onCompletion(res *accumulator.Result) {
+	if r.resume != nil && res.Position.Source == r.resume.source {
+		return
+	}
 	if r.stats != nil && res.Err == nil {
 		r.stats.delivered(res)
 	}
