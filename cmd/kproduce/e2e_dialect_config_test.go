@@ -110,6 +110,7 @@ func TestE2ETypoSuggestions(t *testing.T) {
 	}{
 		{[]string{"-t", "t", "--brokres", brokersFlag(c)}, "unknown flag: --brokres; did you mean --brokers?"},
 		{[]string{"-t", "t", "--compresion", "gzip"}, "did you mean --compression?"},
+		{[]string{"-t", "t", "--bootstrap-servers", brokersFlag(c)}, "did you mean --bootstrap-server?"},
 		{[]string{"-C", "-t", "t"}, "kproduce only produces"},
 		{[]string{"-L"}, "kproduce metadata"},
 		{[]string{"metdata"}, `"metdata" is neither a file nor a subcommand; did you mean kproduce metadata?`},

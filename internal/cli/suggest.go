@@ -40,12 +40,10 @@ func unknownFlagHint(cmd *cobra.Command, msg string) string {
 	if !strings.HasPrefix(name, "--") {
 		return ""
 	}
-	var names []string
-	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if !f.Hidden {
-			names = append(names, f.Name)
-		}
-	})
+	// Other tools' spellings count: kproduce accepts them
+	// (--bootstrap-servers is near --bootstrap-server).
+	names := config.AliasNames()
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
 	if near := cmdutil.Nearest(strings.TrimPrefix(name, "--"), names, 2); near != "" {
 		return fmt.Sprintf("did you mean --%s?", near)
 	}

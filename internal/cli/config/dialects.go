@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -36,6 +37,17 @@ func flagAliases() map[string]string {
 		"output-format":              "output",        // rpk topic produce
 		"max-message-bytes":          "batch-size",    // rpk topic produce
 	}
+}
+
+// AliasNames are the other tools' long flag names that kproduce takes as
+// another name of one of its flags.
+func AliasNames() []string {
+	var names []string
+	for name := range flagAliases() {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // normalizeFlag makes an alias name the kproduce flag it stands for.
