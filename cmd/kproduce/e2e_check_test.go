@@ -27,20 +27,26 @@ type jsonCheck struct {
 	OK         bool   `json:"ok"`
 	RunID      string `json:"run_id"`
 	Partitions []struct {
-		Partition int32    `json:"partition"`
-		Leader    int32    `json:"leader"`
-		OK        bool     `json:"ok"`
-		Offset    *int64   `json:"offset"`
-		LatencyMs *float64 `json:"latency_ms"`
-		Error     *string  `json:"error"`
-		Detail    string   `json:"detail"`
+		Partition     int32    `json:"partition"`
+		Leader        int32    `json:"leader"`
+		OK            bool     `json:"ok"`
+		Offset        *int64   `json:"offset"`
+		LatencyMs     *float64 `json:"latency_ms"`
+		ReadLatencyMs *float64 `json:"read_latency_ms"`
+		Error         *string  `json:"error"`
+		Detail        string   `json:"detail"`
 	} `json:"partitions"`
 	Summary struct {
 		OK        int `json:"ok"`
 		Failed    int `json:"failed"`
+		Delivered int `json:"canaries_delivered"`
+		ReadBack  int `json:"canaries_read_back"`
 		LatencyMs struct {
 			Min, Median, P99, Max *float64
 		} `json:"latency_ms"`
+		ReadLatencyMs struct {
+			Min, Median, P99, Max *float64
+		} `json:"read_latency_ms"`
 	} `json:"summary"`
 }
 
@@ -83,10 +89,11 @@ func TestE2ECheckOK(t *testing.T) {
 	for p := int32(0); p < 6; p++ {
 		require.Len(t, by[p], 3, "partition %d", p)
 		last := slices.MaxFunc(by[p], func(a, b *kgo.Record) int { return int(a.Offset - b.Offset) })
-		assert.Regexp(t, fmt.Sprintf(`(?m)^  %d +%d +%d +[0-9.]+ms +ok$`, p, c.LeaderFor("t", p), last.Offset), res.Stdout)
+		assert.Regexp(t, fmt.Sprintf(`(?m)^  %d +%d +%d +[0-9.]+ms +[0-9.]+ms +ok$`, p, c.LeaderFor("t", p), last.Offset), res.Stdout)
 	}
 	assert.Contains(t, res.Stdout, "partitions: 6 ok, 0 failed")
 	assert.Regexp(t, `latency of 18 canaries: min [0-9.]+ms, median [0-9.]+ms, p99 [0-9.]+ms, max [0-9.]+ms`, res.Stdout)
+	assert.Regexp(t, `read back 18 canaries: produce to consume min [0-9.]+ms, median [0-9.]+ms, p99 [0-9.]+ms, max [0-9.]+ms`, res.Stdout)
 }
 
 func TestE2ECheckJSON(t *testing.T) {
@@ -156,7 +163,7 @@ func TestE2ECheckFailingPartition(t *testing.T) {
 
 	text := runKproduce(t, nil, "check", "-b", brokersFlag(c), "-t", "t", "--timeout", "1s")
 	assert.Equal(t, cmdutil.ExitFailed, text.Code)
-	assert.Regexp(t, `(?m)^  2 +\d +- +- +FAILED: LEADER_NOT_AVAILABLE$`, text.Stdout)
+	assert.Regexp(t, `(?m)^  2 +\d +- +- +- +FAILED: LEADER_NOT_AVAILABLE$`, text.Stdout)
 	assert.Contains(t, text.Stdout, "partitions: 5 ok, 1 failed")
 	assert.Regexp(t, `(?m)^error: t/2 \(leader \d\): LEADER_NOT_AVAILABLE: `, text.Stderr)
 	assert.Len(t, lines(text.Stderr), 1, text.Stderr)

@@ -40,7 +40,7 @@ func TestE2EJavaLingerAndTimeouts(t *testing.T) {
 	t.Parallel()
 	c := e2eCluster(t)
 	res := produceTo(t, c, strings.NewReader("a\n"), "-t", "t",
-		"-X", "delivery.timeout.ms=3000", "-X", "linger.ms=1000")
+		"-X", "delivery.timeout.ms=3000", "-X", "linger.ms=1000", "-X", "request.timeout.ms=30000")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	assert.Contains(t, res.Stderr, "request timeout lowered to 2s")
 	consumeExactly(t, c, "t", 1)

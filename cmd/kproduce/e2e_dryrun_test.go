@@ -127,7 +127,7 @@ func TestDryRunAgainstCluster(t *testing.T) {
 		`{"topic":"two","partition":5,"value":"v4"}`,
 		`{"value":"v5"}`,
 	}, "\n")
-	res := produceTo(t, c, strings.NewReader(in), "-f", "json", "-t", "t", "-p", "4", "--dry-run", "-o", "json")
+	res := produceTo(t, c, strings.NewReader(in), "-f", "json", "--config", defaultTopicConfig(t, "t"), "-p", "4", "--dry-run", "-o", "json")
 	require.Equal(t, cmdutil.ExitFailed, res.Code, res.Stderr)
 	reps := parseDryJSON(t, res.Stdout)
 	require.Len(t, reps, 5)
@@ -192,7 +192,7 @@ func TestDryRunMetadataOncePerTopic(t *testing.T) {
 		return nil, nil, false
 	})
 	in := strings.Repeat(`{"topic":"u","value":"x"}`+"\n"+`{"value":"y"}`+"\n"+`{"topic":"gone","value":"z"}`+"\n", 50)
-	res := produceTo(t, c, strings.NewReader(in), "-f", "json", "-t", "t", "--dry-run", "-o", "none")
+	res := produceTo(t, c, strings.NewReader(in), "-f", "json", "--config", defaultTopicConfig(t, "t"), "--dry-run", "-o", "none")
 	require.Equal(t, cmdutil.ExitFailed, res.Code)
 	assert.Empty(t, res.Stdout)
 	mu.Lock()

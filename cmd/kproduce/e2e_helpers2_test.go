@@ -318,3 +318,10 @@ func assertNullable(t testing.TB, want, got []byte, what string) {
 		assert.True(t, bytes.Equal(want, got), "%s: want %q, got %q", what, want, got)
 	}
 }
+
+// defaultTopicConfig writes a config file whose topic is topic: a default
+// for records that name none (-t would beat every record's own).
+func defaultTopicConfig(t testing.TB, topic string) string {
+	t.Helper()
+	return e2eWriteFile(t, t.TempDir(), "kproduce.yaml", []byte("topic: "+topic+"\n"))
+}

@@ -36,7 +36,7 @@ func TestE2EJSONFieldForms(t *testing.T) {
 		`   `,
 		`{"value":"after blanks","partition":1}`,
 	}, "\n") + "\n"
-	res := produceTo(t, c, strings.NewReader(in), "-t", "t", "-f", "json", "-H", "cli=yes", "-o", "%s:%n %t/%p@%o\n")
+	res := produceTo(t, c, strings.NewReader(in), "--config", defaultTopicConfig(t, "t"), "-f", "json", "-H", "cli=yes", "-o", "%s:%n %t/%p@%o\n")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	reports := lines(res.Stdout)
 	require.Len(t, reports, 12, res.Stdout)

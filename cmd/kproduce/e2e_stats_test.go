@@ -18,7 +18,7 @@ import (
 )
 
 // statsJSONKeys are the documented keys of --stats-json, in order.
-var statsJSONKeys = []string{"records_delivered", "records_failed", "record_bytes", "wire_bytes",
+var statsJSONKeys = []string{"records_delivered", "records_failed", "records_skipped", "record_bytes", "wire_bytes",
 	"wall_time_ms", "records_per_sec", "mb_per_sec", "produce_requests", "batches",
 	"records_per_batch", "retries", "batch_splits", "latency_ms"}
 

@@ -24,7 +24,7 @@ func topicsCluster(t *testing.T) *kfake.Cluster {
 }
 
 // TestTopicPerRecord produces JSON records naming their own topics in one
-// run, with and without -t as the default: every report names the record's
+// run, with and without a default topic: every report names the record's
 // topic, every record is read back from its topic, and keyed records are
 // placed with their own topic's partition count.
 func TestTopicPerRecord(t *testing.T) {
@@ -44,7 +44,9 @@ func TestTopicPerRecord(t *testing.T) {
 			}
 			args := []string{"-f", "json", "-o", "json"}
 			if withDefault {
-				args = append(args, "-t", "t")
+				// A default topic from a config file: records naming
+				// their own keep it (-t would send every record to t).
+				args = append(args, "--config", defaultTopicConfig(t, "t"))
 			}
 			res := produceTo(t, c, strings.NewReader(in.String()), args...)
 			require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)

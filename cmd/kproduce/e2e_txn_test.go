@@ -219,6 +219,9 @@ func TestTransactionUsageErrors(t *testing.T) {
 		{"no idempotence", []string{"--transactional-id", "x", "--idempotence=false"}, "--transactional-id needs idempotence"},
 		{"records without id", []string{"--transaction-records", "5"}, "--transaction-records needs --transactional-id"},
 		{"bad timeout", []string{"--transactional-id", "x", "--transaction-timeout", "0s"}, "transaction-timeout"},
+		{"resume without id", []string{"--resume"}, "--resume needs --transactional-id: an idempotent producer deduplicates retries within one run only"},
+		{"resume dry run", []string{"--resume", "--transactional-id", "x", "--dry-run", "--partitions", "3"}, "--resume cannot be used with --dry-run"},
+		{"resume empty topic", []string{"--resume", "--transactional-id", "x", "--resume-topic", " "}, "--resume-topic must name a topic"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := runKproduce(t, strings.NewReader("a\n"), append([]string{"-b", "127.0.0.1:1", "-t", "t"}, tt.args...)...)

@@ -2,13 +2,16 @@ package cli
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kproduce/kproduce/internal/cli/checkcmd"
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/cli/configcmd"
 	"github.com/kproduce/kproduce/internal/cli/metadatacmd"
 	"github.com/kproduce/kproduce/internal/cli/producecmd"
+	"github.com/kproduce/kproduce/internal/cli/versioncmd"
 )
 
 // NewRootCommand returns the kproduce command tree: the produce command at
@@ -19,7 +22,9 @@ func NewRootCommand(s cmdutil.Streams, code *int) *cobra.Command {
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	root.AddCommand(metadatacmd.NewCommand(s, code), checkcmd.NewCommand(s, code))
+	root.AddCommand(metadatacmd.NewCommand(s, code), checkcmd.NewCommand(s, code),
+		configcmd.NewCommand(s, code), versioncmd.NewCommand(s, code))
+	addVersionFlag(root, s)
 	// cobra's completion command (bash, zsh, fish, powershell), added now
 	// so that the generated reference pages show it.
 	root.InitDefaultCompletionCmd()
@@ -29,10 +34,23 @@ func NewRootCommand(s cmdutil.Streams, code *int) *cobra.Command {
 			c.RunE = completionUsage
 		}
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return cmdutil.AsUsageError(err)
-	})
+	root.SetFlagErrorFunc(flagError)
 	return root
+}
+
+// addVersionFlag gives the root --version, which prints what kproduce
+// version prints. (cobra's own version flag would link text/template,
+// and with it most of the standard library, into the binary.)
+func addVersionFlag(root *cobra.Command, s cmdutil.Streams) {
+	root.Flags().Bool("version", false, "print kproduce's version, commit and Go version (as kproduce version) and exit")
+	run := root.RunE
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if v, _ := cmd.Flags().GetBool("version"); v { // defined above
+			_, err := fmt.Fprint(s.Out, versioncmd.Read().String())
+			return err
+		}
+		return run(cmd, args)
+	}
 }
 
 // Execute runs kproduce with args (without the program name) and returns

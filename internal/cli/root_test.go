@@ -86,7 +86,7 @@ func TestCompletionOffersChoices(t *testing.T) {
 		{[]string{"--compression"}, []string{"none", "gzip", "snappy", "lz4", "zstd"}},
 		{[]string{"--acks"}, []string{"all", "-1", "1", "0"}},
 		{[]string{"--format"}, []string{"lines", "json", "file"}},
-		{[]string{"--partitioner"}, []string{"murmur2", "round-robin", "random", "crc32"}},
+		{[]string{"--partitioner"}, []string{"murmur2", "round-robin", "random", "crc32", "consistent", "fnv1a"}},
 		{[]string{"--sasl-mechanism"}, []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}},
 		{[]string{"--log-level"}, []string{"trace", "debug", "info", "warn", "error", "disabled"}},
 		{[]string{"--output"}, []string{"text", "json", "none"}},
@@ -121,5 +121,19 @@ func TestFileNamedLikeASubcommand(t *testing.T) {
 		code, out, errOut := run(t, "", "-t", "t", "--dry-run", "--partitions", "2", filepath.Join(dir, name))
 		assert.Equal(t, cmdutil.ExitOK, code, errOut)
 		assert.Len(t, strings.Split(strings.TrimSpace(out), "\n"), 2, name)
+	}
+}
+
+// TestSubcommandsTakeOtherToolsConnectionFlags: metadata and check take
+// kafka-console-producer's and kcat's names of the connection options
+// too.
+func TestSubcommandsTakeOtherToolsConnectionFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"metadata", "--bootstrap-server", "127.0.0.1:1", "--timeout", "200ms"},
+		{"metadata", "--broker-list", "127.0.0.1:1", "--command-property", "client.id=x", "--timeout", "200ms"},
+		{"check", "-t", "t", "--bootstrap-server", "127.0.0.1:1", "-F", "", "--timeout", "200ms"},
+	} {
+		code, _, errOut := run(t, "", args...)
+		assert.Equal(t, cmdutil.ExitFailed, code, "%v: an unreachable cluster, not a usage error: %s", args, errOut)
 	}
 }

@@ -39,11 +39,13 @@ const (
 	PartitionerRoundRobin = "round-robin"
 	PartitionerRandom     = "random"
 	PartitionerCRC32      = "crc32"
+	PartitionerConsistent = "consistent"
+	PartitionerFNV1a      = "fnv1a"
 )
 
 // ParsePartitioner returns the partitioner named murmur2, round-robin,
-// random or crc32 (case-insensitive). rnd returns a number in [0, n); nil
-// uses math/rand/v2.
+// random, crc32, consistent or fnv1a (case-insensitive). rnd returns a
+// number in [0, n); nil uses math/rand/v2.
 func ParsePartitioner(name string, rnd func(n int) int) (Partitioner, error) {
 	switch strings.ToLower(name) {
 	case PartitionerMurmur2:
@@ -54,8 +56,12 @@ func ParsePartitioner(name string, rnd func(n int) int) (Partitioner, error) {
 		return NewRandomPartitioner(rnd), nil
 	case PartitionerCRC32:
 		return NewCRC32Partitioner(rnd), nil
+	case PartitionerConsistent:
+		return NewConsistentPartitioner(rnd), nil
+	case PartitionerFNV1a:
+		return NewFNV1aPartitioner(rnd), nil
 	}
-	return nil, fmt.Errorf("%w %q (want murmur2, round-robin, random or crc32)", ErrUnknownPartitioner, name)
+	return nil, fmt.Errorf("%w %q (want murmur2, round-robin, random, crc32, consistent or fnv1a)", ErrUnknownPartitioner, name)
 }
 
 func orDefaultRand(rnd func(n int) int) func(n int) int {

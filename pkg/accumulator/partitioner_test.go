@@ -179,3 +179,35 @@ func TestParsePartitioner(t *testing.T) {
 	assert.ErrorIs(t, err, ErrUnknownPartitioner)
 	assert.Contains(t, err.Error(), `"consistent_random"`)
 }
+
+// TestFNV1a checks librdkafka's own vectors (rdfnv1a.c's unit test, values
+// computed with Go's hash/fnv and Sarama's absolute value).
+func TestFNV1a(t *testing.T) {
+	for key, want := range map[string]int32{
+		"kafka": 0xd33c4e1, "giberish123456789": 0x77a58295, "1234": 0x23bdd03, "234": 0x2dea3cd2,
+		"34": 0x740fa83e, "4": 0x310ca263, "PreAmbleWillBeRemoved,ThePrePartThatIs": 0x65cbd69c, "": 0x7ee3623b,
+	} {
+		assert.Equal(t, want, int32(FNV1a([]byte(key))), key)
+	}
+}
+
+func TestConsistentAndFNV1aPartitioners(t *testing.T) {
+	rnd := func(n int) int { return n - 1 }
+	c, err := ParsePartitioner("consistent", rnd)
+	require.NoError(t, err)
+	assert.EqualValues(t, 0, c.Partition("t", []byte{}, 7), "an empty key hashes to partition 0, as in librdkafka")
+	assert.EqualValues(t, crc32.ChecksumIEEE([]byte("k"))%7, c.Partition("t", []byte("k"), 7))
+	assert.EqualValues(t, 6, c.Partition("t", nil, 7), "a null key: random")
+	crc, err := ParsePartitioner("crc32", rnd)
+	require.NoError(t, err)
+	assert.EqualValues(t, 6, crc.Partition("t", []byte{}, 7), "crc32 (consistent_random) spreads empty keys")
+
+	f, err := ParsePartitioner("fnv1a", rnd)
+	require.NoError(t, err)
+	assert.EqualValues(t, 0xd33c4e1%7, f.Partition("t", []byte("kafka"), 7))
+	assert.EqualValues(t, 0x7ee3623b%7, f.Partition("t", []byte{}, 7))
+	first := f.Partition("t", nil, 7)
+	assert.Equal(t, first, f.Partition("t", nil, 7), "null keys stick")
+	f.OnNewBatch("t", 7, first)
+	assert.NotEqual(t, first, f.Partition("t", nil, 7), "until the batch is full")
+}

@@ -74,22 +74,9 @@ func (c *Client) Close() {
 
 // Metadata fetches metadata for topics (nil: every topic) from the least loaded broker.
 func (c *Client) Metadata(ctx context.Context, topics []string) (*protocol.MetadataResponse, error) {
-	req := &protocol.MetadataRequest{}
-	if topics != nil {
-		req.Topics = make([]protocol.MetadataRequestTopic, len(topics))
-		for i := range topics {
-			req.Topics[i].Name = &topics[i]
-		}
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	resp, err := c.roundTrip(ctx, c.leastLoaded, req)
-	if err != nil {
-		return nil, fmt.Errorf("metadata: %w", err)
-	}
-	md := resp.(*protocol.MetadataResponse)
-	c.md.Update(md, c.clock.Now()) // later calls know the brokers it lists
-	return md, nil
+	return c.metadataLocked(ctx, topics)
 }
 
 // Request sends req to node and waits for its response (connecting, negotiating versions and authenticating first).

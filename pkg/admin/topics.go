@@ -21,6 +21,9 @@ type TopicSpec struct {
 	// ReplicationFactor is the replica count of each partition; -1 means
 	// the broker's default.
 	ReplicationFactor int16
+	// Configs are topic configs set at creation (cleanup.policy=compact
+	// ...); nil for the broker's defaults.
+	Configs []protocol.CreateTopicsRequestConfig
 }
 
 // EnsureTopic returns the topic's metadata. When the topic does not exist
@@ -95,7 +98,8 @@ func (c *Client) createTopic(ctx context.Context, md *protocol.MetadataResponse,
 		timeout = int32(max(time.Until(d).Milliseconds(), 1))
 	}
 	req := &protocol.CreateTopicsRequest{
-		Topics:    []protocol.CreateTopicsRequestTopic{{Name: name, NumPartitions: spec.Partitions, ReplicationFactor: spec.ReplicationFactor}},
+		Topics: []protocol.CreateTopicsRequestTopic{{Name: name, NumPartitions: spec.Partitions,
+			ReplicationFactor: spec.ReplicationFactor, Configs: spec.Configs}},
 		TimeoutMs: timeout,
 	}
 	resp, err := c.Request(ctx, node, req)

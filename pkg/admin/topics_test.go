@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kproduce/kproduce/pkg/admin"
 	"github.com/kproduce/kproduce/pkg/protocol"
@@ -41,4 +43,30 @@ func TestEnsureTopic(t *testing.T) {
 	_, created, err = cl.EnsureTopic(ctx, "new", &admin.TopicSpec{Partitions: 4, ReplicationFactor: -1})
 	require.NoError(t, err)
 	assert.False(t, created, "created once")
+}
+
+// TestEnsureTopicConfigs: the spec's configs are set on the created
+// topic, as kfake describes it.
+func TestEnsureTopicConfigs(t *testing.T) {
+	c := startCluster(t)
+	cl := newClient(t, admin.Config{Bootstrap: c.ListenAddrs()})
+	compact := "compact"
+	_, created, err := cl.EnsureTopic(testContext(t), "compacted", &admin.TopicSpec{Partitions: 1, ReplicationFactor: -1,
+		Configs: []protocol.CreateTopicsRequestConfig{{Name: "cleanup.policy", Value: &compact}}})
+	require.NoError(t, err)
+	require.True(t, created)
+
+	oracle, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	require.NoError(t, err)
+	defer oracle.Close()
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	res := kmsg.NewDescribeConfigsRequestResource()
+	res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeTopic, "compacted"
+	res.ConfigNames = []string{"cleanup.policy"}
+	req.Resources = append(req.Resources, res)
+	resp, err := req.RequestWith(testContext(t), oracle)
+	require.NoError(t, err)
+	require.Len(t, resp.Resources, 1)
+	require.Len(t, resp.Resources[0].Configs, 1)
+	assert.Equal(t, "compact", *resp.Resources[0].Configs[0].Value)
 }

@@ -168,8 +168,9 @@ func (c *Client) nextCorrelationID() int32 {
 }
 
 // Send writes req to its destination, which must be ready (see Ready). The
-// version is the newest both the broker and kproduce speak; when they share
-// none, the request is not sent and the next Poll returns it with an error
+// version is the newest both the broker and kproduce speak (and the body
+// allows, when it is a protocol.VersionBounded); when they share none, the
+// request is not sent and the next Poll returns it with an error
 // wrapping ErrUnsupportedVersion. A body that is a protocol.VersionChecker
 // is checked at that version first, and its error fails it the same way. The outcome always comes from Poll; an
 // error is returned only when the node is not ready or the Client is
@@ -181,7 +182,7 @@ func (c *Client) Send(req *ClientRequest, now time.Time) error {
 	if !c.canSendRequest(req.Destination, now) {
 		return fmt.Errorf("%s: %w (%s)", c.nodeName(req.Destination), ErrNotReady, c.states.state(req.Destination))
 	}
-	version, err := c.chooseVersion(req.Destination, req.Body.Key())
+	version, err := c.requestVersion(req.Destination, req.Body)
 	if vc, ok := req.Body.(protocol.VersionChecker); ok && err == nil {
 		if err = vc.CheckVersion(version); err != nil {
 			err = fmt.Errorf("%s: %w", c.nodeName(req.Destination), err)

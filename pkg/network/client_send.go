@@ -78,6 +78,32 @@ func negotiate(key protocol.APIKey, api *protocol.ApiVersionsResponse) (int16, e
 	return v, nil
 }
 
+// requestVersion is chooseVersion kept within the versions body allows
+// (protocol.VersionBounded): the newest version the broker, kproduce and
+// the request all admit.
+func (c *Client) requestVersion(node int32, body protocol.Request) (int16, error) {
+	key := body.Key()
+	v, err := c.chooseVersion(node, key)
+	b, bounded := body.(protocol.VersionBounded)
+	if err != nil || !bounded {
+		return v, err
+	}
+	allowed := b.AllowedVersions()
+	if v > allowed.Max {
+		cv, _ := protocol.ClientVersions(key)
+		bv, _ := c.apiVersions[node].Find(key)
+		v = allowed.Max
+		if v < max(cv.Min, bv.Min) {
+			v = allowed.Min - 1 // no version left
+		}
+	}
+	if v < allowed.Min {
+		return 0, fmt.Errorf("%s: %w: %s: this request needs v%d-v%d, which the broker and kproduce do not share",
+			c.nodeName(node), ErrUnsupportedVersion, key, allowed.Min, allowed.Max)
+	}
+	return v, nil
+}
+
 // maybeThrottle applies a broker's throttle time, for the responses whose
 // throttle the client must honour itself (KIP-219).
 func (c *Client) maybeThrottle(node int32, key protocol.APIKey, version int16, resp protocol.Response, now time.Time) {
@@ -105,6 +131,10 @@ func clientThrottles(key protocol.APIKey, version int16) bool {
 		return version >= 2
 	case protocol.KeyAddPartitionsToTxn, protocol.KeyEndTxn:
 		return version >= 1
+	case protocol.KeyFetch:
+		return version >= 8
+	case protocol.KeyListOffsets:
+		return version >= 3
 	}
 	return false
 }

@@ -8,6 +8,8 @@ type APIKey int16
 // The API keys kproduce speaks.
 const (
 	KeyProduce            APIKey = 0
+	KeyFetch              APIKey = 1
+	KeyListOffsets        APIKey = 2
 	KeyMetadata           APIKey = 3
 	KeyFindCoordinator    APIKey = 10
 	KeySaslHandshake      APIKey = 17
@@ -24,6 +26,10 @@ func (k APIKey) String() string {
 	switch k {
 	case KeyProduce:
 		return "Produce"
+	case KeyFetch:
+		return "Fetch"
+	case KeyListOffsets:
+		return "ListOffsets"
 	case KeyMetadata:
 		return "Metadata"
 	case KeyFindCoordinator:
@@ -57,7 +63,8 @@ type VersionRange struct {
 // FindCoordinator starts at v1, the first with a key type (v0 finds group
 // coordinators only). AddPartitionsToTxn stops at v3 (v4+ is the brokers'
 // batched form) and EndTxn at v4 (with v5 the coordinator bumps the epoch
-// of a KIP-890 transaction, which kproduce does not run).
+// of a KIP-890 transaction, which kproduce does not run). Fetch starts at
+// v4 and ListOffsets at v2, the first with isolation levels.
 func ClientVersions(key APIKey) (VersionRange, bool) {
 	switch key {
 	case KeyProduce:
@@ -80,6 +87,10 @@ func ClientVersions(key APIKey) (VersionRange, bool) {
 		return VersionRange{0, 3}, true
 	case KeyEndTxn:
 		return VersionRange{0, 4}, true
+	case KeyFetch:
+		return VersionRange{4, 18}, true
+	case KeyListOffsets:
+		return VersionRange{2, 11}, true
 	}
 	return VersionRange{}, false
 }
@@ -98,6 +109,10 @@ func firstFlexible(key APIKey) int16 {
 		return 5
 	case KeyFindCoordinator, KeyAddPartitionsToTxn, KeyEndTxn:
 		return 3
+	case KeyFetch:
+		return 12
+	case KeyListOffsets:
+		return 6
 	}
 	return -1
 }
@@ -144,6 +159,13 @@ type Message interface {
 type Request interface {
 	Message
 	NewResponse() Response
+}
+
+// VersionBounded is implemented by a request that can be sent at only some
+// of the versions the client speaks (a Fetch of a topic whose id is
+// unknown: v12 at most). Version negotiation keeps within AllowedVersions.
+type VersionBounded interface {
+	AllowedVersions() VersionRange
 }
 
 // Response is a response body.

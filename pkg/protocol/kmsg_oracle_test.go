@@ -144,6 +144,9 @@ func msgToKmsg(t *testing.T, m Message, version int16) msgKmsg {
 		k = createTopicsResponseToKmsg(m)
 	default:
 		if k = txnMessageToKmsg(m); k == nil {
+			k = readMessageToKmsg(m)
+		}
+		if k == nil {
 			t.Fatalf("no kmsg conversion for %T", m)
 		}
 	}
@@ -191,6 +194,9 @@ func msgFromKmsg(t *testing.T, k msgKmsg) Message {
 		return createTopicsResponseFromKmsg(k)
 	}
 	if m := txnMessageFromKmsg(k); m != nil {
+		return m
+	}
+	if m := readMessageFromKmsg(k); m != nil {
 		return m
 	}
 	t.Fatalf("no conversion from %T", k)

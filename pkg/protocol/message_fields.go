@@ -37,6 +37,10 @@ func messageVersions(key APIKey) VersionRange {
 		return VersionRange{0, 3}
 	case KeyEndTxn:
 		return VersionRange{0, 5}
+	case KeyFetch:
+		return VersionRange{4, 18}
+	case KeyListOffsets:
+		return VersionRange{1, 11}
 	}
 	return VersionRange{Min: 0, Max: -1}
 }

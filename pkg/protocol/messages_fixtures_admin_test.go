@@ -189,6 +189,10 @@ func msgNewRequestBody(key APIKey) (Request, bool) {
 		return new(AddPartitionsToTxnRequest), true
 	case KeyEndTxn:
 		return new(EndTxnRequest), true
+	case KeyListOffsets:
+		return new(ListOffsetsRequest), true
+	case KeyFetch:
+		return new(FetchRequest), true
 	}
 	return nil, false
 }

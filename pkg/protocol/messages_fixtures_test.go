@@ -85,6 +85,10 @@ func messageCases(tb testing.TB) []msgCase {
 		addPartitionsToTxnResponseCase(),
 		endTxnRequestCase(),
 		endTxnResponseCase(),
+		listOffsetsRequestCase(),
+		listOffsetsResponseCase(),
+		fetchRequestCase(),
+		fetchResponseCase(small, large),
 	}
 }
 

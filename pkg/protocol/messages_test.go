@@ -89,7 +89,7 @@ func TestCreateTopicsVersionsMatchesCodec(t *testing.T) {
 
 func TestMessageVersionsCoverClientVersions(t *testing.T) {
 	for _, key := range []APIKey{KeyProduce, KeyMetadata, KeySaslHandshake, KeyApiVersions, KeyInitProducerId, KeySaslAuthenticate,
-		KeyCreateTopics, KeyFindCoordinator, KeyAddPartitionsToTxn, KeyEndTxn} {
+		KeyCreateTopics, KeyFindCoordinator, KeyAddPartitionsToTxn, KeyEndTxn, KeyListOffsets, KeyFetch} {
 		cv, ok := ClientVersions(key)
 		require.True(t, ok, key.String())
 		mv := messageVersions(key)
@@ -125,6 +125,8 @@ func TestThrottleMillis(t *testing.T) {
 		{&FindCoordinatorResponse{ThrottleTimeMs: 6}, 6},
 		{&AddPartitionsToTxnResponse{ThrottleTimeMs: 7}, 7},
 		{&EndTxnResponse{ThrottleTimeMs: 8}, 8},
+		{&ListOffsetsResponse{ThrottleTimeMs: 9}, 9},
+		{&FetchResponse{ThrottleTimeMs: 10}, 10},
 		{&SaslHandshakeResponse{ErrorCode: 33}, 0},
 		{&SaslAuthenticateResponse{SessionLifetimeMs: 9}, 0},
 	}

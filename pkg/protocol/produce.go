@@ -167,9 +167,14 @@ func (m *ProduceResponse) Encode(w *Writer, version int16) {
 	}
 	w.Uvarint(1)
 	putTagHeader(w, 0, nodeEndpointsSize(m.NodeEndpoints))
-	w.ArrayLen(len(m.NodeEndpoints), true)
-	for i := range m.NodeEndpoints {
-		e := &m.NodeEndpoints[i]
+	putNodeEndpoints(w, m.NodeEndpoints)
+}
+
+// putNodeEndpoints writes the body of a NodeEndpoints tagged field.
+func putNodeEndpoints(w *Writer, eps []ProduceResponseNodeEndpoint) {
+	w.ArrayLen(len(eps), true)
+	for i := range eps {
+		e := &eps[i]
 		w.Int32(e.NodeID)
 		w.String(e.Host, true)
 		w.Int32(e.Port)

@@ -167,7 +167,7 @@ func (s *Sender) canRetry(b *accumulator.Batch, err error, now time.Time) bool {
 
 // canRetryAt reports whether a batch has attempts and time left.
 func (s *Sender) canRetryAt(b *accumulator.Batch, now time.Time) bool {
-	return b.Attempts() < retries && now.Before(b.CreatedAt().Add(s.cfg.Accumulator.DeliveryTimeout))
+	return b.Attempts() < s.cfg.Retries && now.Before(b.CreatedAt().Add(s.cfg.Accumulator.DeliveryTimeout))
 }
 
 // retriable classifies an attempt's error. Kafka marks CORRUPT_MESSAGE

@@ -31,6 +31,10 @@ type Config struct {
 	Idempotence    bool          // enable.idempotence; needs AcksAll
 	MaxRequestSize int           // max.request.size bytes
 	RequestTimeout time.Duration // request.timeout.ms
+	// Retries is how many times a failed batch is retried at most
+	// (retries); DefaultRetries, Kafka's default, retries until the
+	// delivery timeout. 0 never retries and needs Idempotence off.
+	Retries int
 	// MaxBlock bounds how long Send waits for a topic's metadata
 	// (max.block.ms); zero means the delivery timeout.
 	MaxBlock time.Duration
@@ -75,6 +79,7 @@ func DefaultConfig() Config {
 		Idempotence:    true,
 		MaxRequestSize: 1 << 20,
 		RequestTimeout: 30 * time.Second,
+		Retries:        DefaultRetries,
 		// Java's default transaction.timeout.ms.
 		TransactionTimeout: time.Minute,
 		Network: network.Config{
@@ -116,6 +121,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: no bootstrap brokers", ErrConfig)
 	case c.Acks != AcksAll && c.Acks != AcksLeader && c.Acks != AcksNone:
 		return fmt.Errorf("%w: acks must be all (-1), 1 or 0, not %d", ErrConfig, c.Acks)
+	case c.Retries < 0:
+		return fmt.Errorf("%w: retries must not be negative", ErrConfig)
+	case c.Retries == 0 && c.Idempotence:
+		return fmt.Errorf("%w: an idempotent producer needs retries", ErrConfig)
 	case c.TransactionalID != "" && !c.Idempotence:
 		return fmt.Errorf("%w: a transactional producer needs idempotence", ErrConfig)
 	case c.TransactionalID != "" && (c.TransactionTimeout < time.Millisecond || c.TransactionTimeout.Milliseconds() > math.MaxInt32):
@@ -134,5 +143,6 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// retries is Kafka's default: retry until the delivery timeout.
-const retries = math.MaxInt32
+// DefaultRetries is Kafka's default retries: retry until the delivery
+// timeout.
+const DefaultRetries = math.MaxInt32

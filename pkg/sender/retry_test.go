@@ -181,3 +181,36 @@ func TestMalformedResponseFailsTheBatch(t *testing.T) {
 	assert.False(t, errors.Is(o.err, ErrDeliveryTimeout))
 	f.requireExactlyOnce()
 }
+
+// TestRetriesLimit: with Retries N, a batch is sent at most N+1 times and
+// then fails with the last error, delivery time left or not; with 0 the
+// first retriable error fails it.
+func TestRetriesLimit(t *testing.T) {
+	for _, n := range []int{0, 2} {
+		f := newFixture(t, fixtureOptions{config: func(c *Config) { c.Retries, c.Idempotence, c.Acks = n, false, AcksLeader }})
+		p := f.send("t", 0)
+		f.advance(testLinger)
+		for attempt := 0; attempt <= n; attempt++ {
+			req := f.stepUntilProduce()
+			require.Len(t, req, 1, "attempt %d of %d", attempt+1, n+1)
+			require.True(t, f.pending(p))
+			f.respondAll(req[0], errAnswer(protocol.ErrNotEnoughReplicas))
+			f.step()
+			f.advance(testRetryBackoff * 8)
+		}
+		require.False(t, f.pending(p), "failed after %d retries", n)
+		o := f.outcome(p)
+		assert.ErrorIs(t, o.err, protocol.ErrNotEnoughReplicas)
+		f.requireNoProduce("no attempt after the last retry")
+	}
+}
+
+func TestRetriesConfig(t *testing.T) {
+	c := DefaultConfig()
+	c.Retries = 0
+	assert.ErrorIs(t, c.Validate(), ErrConfig, "an idempotent producer needs retries")
+	c.Idempotence = false
+	assert.NoError(t, c.Validate())
+	c.Retries = -1
+	assert.ErrorIs(t, c.Validate(), ErrConfig)
+}

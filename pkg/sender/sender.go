@@ -106,6 +106,9 @@ func (s *Sender) runOnce() {
 		timeout = min(timeout, s.maybeInitProducerID(now))
 	}
 	timeout = min(timeout, s.sendProducerData(now))
+	if s.txn != nil && s.txn.takeNewPending() {
+		timeout = 0 // a partition to add to the transaction: next turn at once
+	}
 	s.poll(timeout)
 	s.checkFatal()
 	s.afterTurn()

@@ -67,6 +67,13 @@ type transactionManager struct {
 	transactionalID string // immutable
 	timeoutMs       int32  // immutable
 
+	// ready is closed by the Sender once the first producer id is
+	// installed (see InitTransactions).
+	ready chan struct{}
+	// newPending is set by the drain veto when it queues a partition for
+	// AddPartitionsToTxn (Sender goroutine).
+	newPending bool
+
 	open     atomic.Bool  // the facade's view: a transaction is open (set by BeginTransaction, cleared when it ends)
 	mu       sync.Mutex   // guards commands
 	commands []txnCommand // posted by the facade, taken by the Sender
@@ -92,6 +99,7 @@ func newTransactionManager(cfg *Config) *transactionManager {
 	return &transactionManager{
 		transactionalID: cfg.TransactionalID,
 		timeoutMs:       int32(cfg.TransactionTimeout.Milliseconds()),
+		ready:           make(chan struct{}),
 		coordinator:     -1,
 		lastPID:         noProducerID,
 		partitions:      make(map[accumulator.TopicPartition]struct{}),
@@ -127,8 +135,19 @@ func (tm *transactionManager) canSend(tp accumulator.TopicPartition) bool {
 	if _, ok := tm.partitions[tp]; ok {
 		return true
 	}
-	tm.pending[tp] = struct{}{}
+	if _, ok := tm.pending[tp]; !ok {
+		tm.pending[tp] = struct{}{}
+		tm.newPending = true
+	}
 	return false
+}
+
+// takeNewPending reports whether a partition was queued for adding since
+// the last call: the next turn must not wait to send AddPartitionsToTxn.
+func (tm *transactionManager) takeNewPending() bool {
+	n := tm.newPending
+	tm.newPending = false
+	return n
 }
 
 // started reports whether the coordinator knows of the open transaction:

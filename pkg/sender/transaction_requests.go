@@ -197,6 +197,7 @@ func (s *Sender) handleTxnResponse(resp *network.ClientResponse) {
 		if err == nil {
 			s.idem.setProducerID(producerIDAndEpoch{id: body.ProducerID, epoch: body.ProducerEpoch})
 			s.log.Debug().Int64("producer_id", body.ProducerID).Int16("epoch", body.ProducerEpoch).Msg("transactional producer id")
+			tm.markReady()
 		}
 	case *protocol.AddPartitionsToTxnResponse:
 		err = s.handleAddPartitionsResponse(body)

@@ -22,19 +22,25 @@ const CanaryHeader = "kproduce-canary"
 // canary is one canary record and its outcome.
 type canary struct {
 	partition int32
+	value     []byte
 	sent      time.Time
 	done      time.Time
 	offset    int64
 	err       error
 	finished  bool
+	// The read-back: when the canary was read back, or why it was not.
+	readAt   time.Time
+	readErr  error
+	readDone bool
 }
 
 // canaryRun produces the canaries of one check.
 type canaryRun struct {
 	topic    string
 	runID    string
-	mu       sync.Mutex // guards canaries' outcomes (set on the sender goroutine)
+	mu       sync.Mutex // guards canaries' outcomes (set on the sender and read-back goroutines)
 	canaries []canary
+	acked    chan<- int // receives each delivered canary's index, for the read-back; nil: none
 }
 
 // newCanaryRun plans count canaries for each partition.
@@ -82,7 +88,7 @@ func (r *canaryRun) produce(ctx context.Context, cfg sender.Config, timeout time
 			Headers: []protocol.Header{{Key: CanaryHeader, Value: []byte(r.runID)}},
 		}
 		r.mu.Lock()
-		c.sent = now
+		c.sent, c.value = now, rec.Value
 		r.mu.Unlock()
 		if err := prod.Send(ctx, rec, accumulator.Position{Record: int64(i)}); err != nil {
 			r.finish(i, -1, err)
@@ -134,16 +140,28 @@ func (r *canaryRun) finish(i int, offset int64, err error) {
 		return
 	}
 	c.finished, c.done, c.offset, c.err = true, time.Now(), offset, err
+	if err == nil && r.acked != nil {
+		r.acked <- i // buffered for every canary: never blocks
+	}
+}
+
+// readDone records the read-back of canary i: read at at, or failed with
+// err.
+func (r *canaryRun) readDone(i int, at time.Time, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := &r.canaries[i]
+	c.readDone, c.readAt, c.readErr = true, at, err
 }
 
 // result is partition p's outcome, and the latencies of its delivered
-// canaries.
-func (r *canaryRun) result(p int32, leader int32) (partitionResult, []time.Duration) {
+// canaries (acknowledgement, and read-back when readBack is set).
+func (r *canaryRun) result(p int32, leader int32, readBack bool) (partitionResult, []time.Duration, []time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	res := partitionResult{Partition: p, Leader: leader, OK: true}
-	var lat []time.Duration
-	var slowest time.Duration
+	var lat, readLat []time.Duration
+	var slowest, slowestRead time.Duration
 	var last int64 = -1
 	for i := range r.canaries {
 		c := &r.canaries[i]
@@ -160,12 +178,28 @@ func (r *canaryRun) result(p int32, leader int32) (partitionResult, []time.Durat
 			lat = append(lat, d)
 			slowest = max(slowest, d)
 			last = max(last, c.offset)
+			if !readBack {
+				continue
+			}
+			switch {
+			case !c.readDone:
+				res.fail("not read back", fmt.Errorf("the check ended before canary %d at offset %d was read", i+1, c.offset))
+			case c.readErr != nil:
+				res.fail("not read back", c.readErr)
+			default:
+				rd := c.readAt.Sub(c.sent)
+				readLat = append(readLat, rd)
+				slowestRead = max(slowestRead, rd)
+			}
 		}
 	}
 	if res.OK {
 		res.Offset, res.LatencyMs = &last, ms(slowest)
+		if readBack {
+			res.ReadLatencyMs = ms(slowestRead)
+		}
 	}
-	return res, lat
+	return res, lat, readLat
 }
 
 // fail marks the partition failed, keeping the first reason.

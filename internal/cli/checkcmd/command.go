@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"time"
@@ -36,20 +37,24 @@ func NewCommand(s cmdutil.Streams, code *int) *cobra.Command {
 		`kproduce check fetches the topic's metadata and produces --count canary
 records to each of its partitions (acks=all), each with the header
 kproduce-canary (the run id) and the value "kproduce check TIME canary N".
-It prints, per partition, its leader, the offset of its last canary and its
-latency (its slowest canary's, from send to acknowledgement), then the
-partitions ok and failed and the latency of all canaries (min, median, p99,
-max).
+Each canary is then read back from its partition's leader (Fetch at its
+offset) and checked: a check proves that data can be read, not just
+written. It prints, per partition, its leader, the offset of its last
+canary, its latency (its slowest canary's, from send to acknowledgement)
+and its read latency (from send to being read back: produce to consume),
+then the partitions ok and failed and the latencies of all canaries (min,
+median, p99, max).
 
 --timeout bounds the wait for the metadata (and the topic's creation), and
 then each canary's delivery. With --create, a missing topic is created
 first (CreateTopics to the controller; --partitions and
 --replication-factor default to the broker's defaults).
 
-Exit status: 0 only when every partition accepted its canaries within
---timeout; 1 otherwise (each failing partition is named, with its reason:
-no leader, not reachable, or the Kafka error), or when the cluster cannot
-be reached or the topic does not exist; 2 bad usage.`,
+Exit status: 0 only when every partition accepted its canaries and gave
+them back within --timeout; 1 otherwise (each failing partition is named,
+with its reason: no leader, not reachable, the Kafka error, or not read
+back), or when the cluster cannot be reached or the topic does not exist;
+2 bad usage.`,
 		`  kproduce check -b kafka:9092 -t smoke
   kproduce check -b kafka:9092 -t smoke --count 3 -o json --timeout 30s
   kproduce check -b kafka:9092 -t smoke --create --partitions 6 --replication-factor 3`)
@@ -62,7 +67,8 @@ be reached or the topic does not exist; 2 bad usage.`,
 	fs.String("partitions", "-1", "a created topic gets `N` partitions (-1: the broker's default)")
 	fs.String("replication-factor", "-1", "a created topic gets `N` replicas of each partition (-1: the broker's default)")
 	config.AddSubcommandFlags(cmd)
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+	cmd.SetFlagErrorFunc(jsonFlagError(s))
+	cmd.RunE = jsonOnError(s, func(cmd *cobra.Command, _ []string) error {
 		conn, err := config.LoadConnection(cmd.Flags(), s.Err)
 		if err != nil {
 			return err
@@ -73,7 +79,7 @@ be reached or the topic does not exist; 2 bad usage.`,
 		}
 		*code = runCheck(cmd.Context(), conn, f, s)
 		return nil
-	}
+	})
 	return cmd
 }
 
@@ -106,6 +112,7 @@ func readCheckFlags(cmd *cobra.Command, opts *config.Connection) (checkFlags, er
 func runCheck(parent context.Context, opts *config.Connection, f checkFlags, s cmdutil.Streams) int {
 	client, err := admin.New(opts.AdminConfig())
 	if err != nil {
+		failCheck(parent, cmdutil.Streams{Out: s.Out, Err: io.Discard}, f, opts.Topic, err)
 		cmdutil.PrintError(s.Err, cmdutil.AsUsageError(err))
 		return cmdutil.ExitUsage
 	}
@@ -114,9 +121,8 @@ func runCheck(parent context.Context, opts *config.Connection, f checkFlags, s c
 	defer cancel()
 	topic, created, err := ensureTopic(ctx, client, opts.Topic, f)
 	if err != nil {
-		return cmdutil.FailureStatus(parent, s, err)
+		return failCheck(parent, s, f, opts.Topic, err)
 	}
-	client.Close() // the canaries go through the producer's own connections
 	rep := &checkReport{Topic: opts.Topic, Created: created, Canaries: f.count, RunID: newRunID()}
 	slices.SortFunc(topic.Partitions, func(a, b protocol.MetadataResponsePartition) int {
 		return cmp.Compare(a.PartitionIndex, b.PartitionIndex)
@@ -133,22 +139,26 @@ func runCheck(parent context.Context, opts *config.Connection, f checkFlags, s c
 		// bounded by it.
 		deadline, _ := ctx.Deadline()
 		left := max(time.Until(deadline), time.Millisecond)
-		if err := run.produce(parent, canaryProducerConfig(opts, left), left); err != nil {
-			cmdutil.PrintError(s.Err, err)
-			return cmdutil.ExitFailed
+		// The canaries are read back (through the admin client's
+		// connections) as they are acknowledged.
+		rb := startReadBack(ctx, client, run)
+		err := run.produce(parent, canaryProducerConfig(opts, left), left)
+		rb.wait()
+		if err != nil {
+			return failCheck(parent, s, f, opts.Topic, err)
 		}
 	}
-	var latencies []time.Duration
+	var latencies, readLatencies []time.Duration
 	for _, p := range topic.Partitions {
 		if p.LeaderID < 0 || p.ErrorCode != 0 {
 			rep.Partitions = append(rep.Partitions, noLeaderResult(p))
 			continue
 		}
-		res, lat := run.result(p.PartitionIndex, p.LeaderID)
+		res, lat, readLat := run.result(p.PartitionIndex, p.LeaderID, true)
 		rep.Partitions = append(rep.Partitions, res)
-		latencies = append(latencies, lat...)
+		latencies, readLatencies = append(latencies, lat...), append(readLatencies, readLat...)
 	}
-	rep.summarize(latencies)
+	rep.summarize(latencies, readLatencies)
 	return finishCheck(parent, rep, f.output, s)
 }
 

@@ -17,8 +17,10 @@ import (
 // and error, summary with ok, failed and latency_ms); the other fields
 // are additions.
 type checkReport struct {
-	Topic      string            `json:"topic"`
-	OK         bool              `json:"ok"`
+	Topic string `json:"topic"`
+	OK    bool   `json:"ok"`
+	// Error says why the check could not run; the partitions are empty.
+	Error      *string           `json:"error,omitempty"`
 	Created    bool              `json:"created"`
 	Canaries   int64             `json:"canaries_per_partition"`
 	RunID      string            `json:"run_id"`
@@ -37,8 +39,11 @@ type partitionResult struct {
 	OK        bool     `json:"ok"`
 	Offset    *int64   `json:"offset"`
 	LatencyMs *float64 `json:"latency_ms"`
-	Error     *string  `json:"error"`
-	Detail    *string  `json:"detail,omitempty"`
+	// ReadLatencyMs is the slowest canary's time from send to being read
+	// back (produce to consume); null unless every canary was read back.
+	ReadLatencyMs *float64 `json:"read_latency_ms"`
+	Error         *string  `json:"error"`
+	Detail        *string  `json:"detail,omitempty"`
 }
 
 // checkSummary counts the partitions and summarises the latencies of
@@ -48,6 +53,10 @@ type checkSummary struct {
 	Failed    int            `json:"failed"`
 	Delivered int            `json:"canaries_delivered"`
 	LatencyMs latencySummary `json:"latency_ms"`
+	// ReadBack counts the canaries read back, ReadLatencyMs their
+	// produce-to-consume latencies.
+	ReadBack      int            `json:"canaries_read_back"`
+	ReadLatencyMs latencySummary `json:"read_latency_ms"`
 }
 
 // latencySummary holds latencies in ms; null when no canary was
@@ -60,9 +69,10 @@ type latencySummary struct {
 }
 
 // summarize fills the summary and OK from the partitions and the
-// latencies of the delivered canaries.
-func (r *checkReport) summarize(latencies []time.Duration) {
-	r.Summary = checkSummary{Delivered: len(latencies)}
+// latencies of the delivered canaries and of those read back.
+func (r *checkReport) summarize(latencies, readLatencies []time.Duration) {
+	r.Summary = checkSummary{Delivered: len(latencies), ReadBack: len(readLatencies),
+		LatencyMs: summarizeLatencies(latencies), ReadLatencyMs: summarizeLatencies(readLatencies)}
 	for _, p := range r.Partitions {
 		if p.OK {
 			r.Summary.OK++
@@ -71,8 +81,13 @@ func (r *checkReport) summarize(latencies []time.Duration) {
 		}
 	}
 	r.OK = r.Summary.Failed == 0 && len(r.Partitions) > 0
+}
+
+// summarizeLatencies is min, median, p99 and max of latencies; nulls for
+// none.
+func summarizeLatencies(latencies []time.Duration) latencySummary {
 	if len(latencies) == 0 {
-		return
+		return latencySummary{}
 	}
 	s := slices.Clone(latencies)
 	slices.Sort(s)
@@ -81,7 +96,7 @@ func (r *checkReport) summarize(latencies []time.Duration) {
 		median = (s[len(s)/2-1] + s[len(s)/2]) / 2
 	}
 	p99 := s[int(math.Ceil(0.99*float64(len(s))))-1] // nearest rank
-	r.Summary.LatencyMs = latencySummary{Min: ms(s[0]), Median: ms(median), P99: ms(p99), Max: ms(s[len(s)-1])}
+	return latencySummary{Min: ms(s[0]), Median: ms(median), P99: ms(p99), Max: ms(s[len(s)-1])}
 }
 
 // ms is d in milliseconds, rounded to the microsecond.
@@ -105,9 +120,10 @@ func (r *checkReport) writeText(w, errw io.Writer) error {
 	}
 	fmt.Fprintf(tw, "topic %s%s: %s, %s each (header kproduce-canary: %s)\n",
 		r.Topic, created, cmdutil.Plural(len(r.Partitions), "partition"), cmdutil.Plural(int(r.Canaries), "canary"), r.RunID)
-	fmt.Fprintf(tw, "  PARTITION\tLEADER\tOFFSET\tLATENCY\tSTATUS\n")
+	fmt.Fprintf(tw, "  PARTITION\tLEADER\tOFFSET\tLATENCY\tREAD\tSTATUS\n")
 	for _, p := range r.Partitions {
 		leader, offset, latency, status := "none", "-", "-", "ok"
+		read := msText(p.ReadLatencyMs)
 		if p.Leader >= 0 {
 			leader = fmt.Sprint(p.Leader)
 		}
@@ -120,12 +136,15 @@ func (r *checkReport) writeText(w, errw io.Writer) error {
 		if p.Error != nil {
 			status = "FAILED: " + *p.Error
 		}
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", p.Partition, leader, offset, latency, status)
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\n", p.Partition, leader, offset, latency, read, status)
 	}
 	l := r.Summary.LatencyMs
 	fmt.Fprintf(tw, "partitions: %d ok, %d failed\n", r.Summary.OK, r.Summary.Failed)
 	fmt.Fprintf(tw, "latency of %s: min %s, median %s, p99 %s, max %s (a partition's latency is its slowest canary's)\n",
 		cmdutil.Plural(r.Summary.Delivered, "canary"), msText(l.Min), msText(l.Median), msText(l.P99), msText(l.Max))
+	rl := r.Summary.ReadLatencyMs
+	fmt.Fprintf(tw, "read back %s: produce to consume min %s, median %s, p99 %s, max %s\n",
+		cmdutil.Plural(r.Summary.ReadBack, "canary"), msText(rl.Min), msText(rl.Median), msText(rl.P99), msText(rl.Max))
 	if err := tw.Flush(); err != nil {
 		return err
 	}

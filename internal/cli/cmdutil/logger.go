@@ -20,3 +20,9 @@ func IsTerminal(w io.Writer) bool {
 	f, ok := w.(interface{ Fd() uintptr })
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
+
+// IsTerminalReader reports whether r is a terminal.
+func IsTerminalReader(r io.Reader) bool {
+	f, ok := r.(interface{ Fd() uintptr })
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}

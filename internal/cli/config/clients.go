@@ -51,6 +51,9 @@ func (o *Options) ProducerConfig(resultRecords bool) (sender.Config, error) {
 	cfg := o.Connection.ProducerConfig()
 	cfg.Acks = o.Acks
 	cfg.Idempotence = o.Idempotence
+	if o.Retries >= 0 {
+		cfg.Retries = o.Retries
+	}
 	cfg.MaxRequestSize = o.MaxRequestSize
 	cfg.TransactionalID = o.TransactionalID
 	cfg.TransactionTimeout = o.TransactionTimeout

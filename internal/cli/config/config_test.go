@@ -170,7 +170,8 @@ property:
 	assert.Empty(t, o.Input.NullMarker)
 	assert.Equal(t, 250*time.Millisecond, o.RetryBackoff)
 	assert.Equal(t, map[string]string{"ssl.truststore.location": "/tmp/ts.jks"}, o.JavaSecurity)
-	assert.Contains(t, stderr, "unknown Java property unknown.thing")
+	assert.Contains(t, stderr, "unknown property unknown.thing")
+	assert.Contains(t, stderr, "ssl.truststore.location has no effect without security.protocol=SSL")
 	assert.Equal(t, path, o.ConfigFile)
 }
 
@@ -215,7 +216,7 @@ request.timeout.ms=20000
 retry.backoff.ms=50
 metadata.max.age.ms=1000
 client.id=props
-partitioner.class=org.example.MyPartitioner
+partitioner.class=org.apache.kafka.clients.producer.RoundRobinPartitioner
 key.serializer=org.apache.kafka.common.serialization.StringSerializer
 security.protocol=SASL_SSL
 sasl.mechanism=PLAIN
@@ -239,9 +240,9 @@ made.up=1
 	assert.Equal(t, "props", o.ClientID)
 	assert.Equal(t, "SASL_SSL", o.JavaSecurity["security.protocol"])
 	assert.Contains(t, o.JavaSecurity["sasl.jaas.config"], `password="s3cret"`)
-	assert.Contains(t, stderr, "partitioner.class has no effect")
-	assert.Contains(t, stderr, "key.serializer has no effect")
-	assert.Contains(t, stderr, path+":22: unknown Java property made.up")
+	assert.Equal(t, PartitionerRoundRobin, o.Partitioner)
+	assert.NotContains(t, stderr, "key.serializer", "a serializer is accepted silently")
+	assert.Contains(t, stderr, path+":22: unknown property made.up")
 	assert.NotContains(t, stderr, "s3cret", "secrets are never logged")
 	assert.NotContains(t, stderr, "k3y", "secrets are never logged")
 	assert.Contains(t, stderr, "[redacted]")
@@ -251,7 +252,7 @@ func TestPropertyFlag(t *testing.T) {
 	o, stderr, err := parseOptions(t, "-t", "t",
 		"-X", "bootstrap.servers=x1:1,x2:2", "-X", "acks=-1", "-X", "linger.ms=7", "-X", "batch.size=1000",
 		"-X", "compression.type=gzip", "-X", "client.id=a=b", "-X", "max.in.flight.requests.per.connection=2",
-		"-X", "sasl.jaas.config=M required password=\"p,w\";", "-X", "nope=1", "-X", "partitioner.class=x")
+		"-X", "sasl.jaas.config=M required password=\"p,w\";", "-X", "nope=1", "-X", "partitioner.class=DefaultPartitioner")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"x1:1", "x2:2"}, o.Brokers)
 	assert.Equal(t, AcksAll, o.Acks)
@@ -261,10 +262,10 @@ func TestPropertyFlag(t *testing.T) {
 	assert.Equal(t, "a=b", o.ClientID)
 	assert.Equal(t, 2, o.MaxInFlight)
 	assert.Equal(t, `M required password="p,w";`, o.JavaSecurity["sasl.jaas.config"], "a property keeps its commas")
-	assert.Contains(t, stderr, "unknown Java property nope")
-	assert.Contains(t, stderr, "partitioner.class has no effect")
+	assert.Contains(t, stderr, "unknown property nope")
+	assert.Equal(t, PartitionerMurmur2, o.Partitioner)
 
-	for _, bad := range []string{"novalue", "=1", "linger.ms=5ms", "acks=2", "request.timeout.ms=-5"} {
+	for _, bad := range []string{"novalue", "=1", "linger.ms=5ms", "acks=2", "request.timeout.ms=-5", "partitioner.class=x"} {
 		_, _, err := parseOptions(t, "-t", "t", "-X", bad)
 		assert.True(t, cmdutil.IsUsageError(err), "-X %s: %v", bad, err)
 	}

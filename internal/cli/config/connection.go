@@ -18,7 +18,7 @@ func connectionOptionNames() []string {
 		"brokers", "client-id", "request-timeout", "bootstrap-timeout",
 		"tls", "tls-ca", "tls-cert", "tls-key", "tls-key-password", "tls-server-name", "tls-insecure-skip-verify",
 		"sasl-mechanism", "sasl-username", "sasl-password",
-		"property", "config", "log-level",
+		"property", "config", "profile", "log-level",
 	}
 }
 
@@ -28,6 +28,7 @@ func AddConnectionFlags(fs *pflag.FlagSet) {
 	names := connectionOptionNames()
 	specs := slices.DeleteFunc(optionSpecs(), func(o optionSpec) bool { return !slices.Contains(names, o.Name) })
 	addSpecFlags(fs, specs)
+	fs.SetNormalizeFunc(normalizeFlag)
 }
 
 // AddSubcommandFlags defines the connection options' flags on a
@@ -47,7 +48,7 @@ func AddSubcommandFlags(cmd *cobra.Command) {
 // not used. Its errors are usage errors.
 func LoadConnection(fs *pflag.FlagSet, stderr io.Writer) (*Connection, error) {
 	var conn *Connection
-	err := resolve(fs, stderr, func(vals optionValues) (*Connection, []string, error) {
+	_, err := resolve(fs, stderr, func(vals optionValues) (*Connection, []string, error) {
 		c, err := buildConnection(vals)
 		conn = c
 		return c, nil, err
@@ -61,7 +62,7 @@ func LoadConnection(fs *pflag.FlagSet, stderr io.Writer) (*Connection, error) {
 // buildConnection reads the connection options and the topic.
 func buildConnection(vals optionValues) (*Connection, error) {
 	r := &optionReader{vals: vals}
-	c := &Connection{ConfigFile: r.str("config")}
+	c := &Connection{}
 	r.readBrokers(c)
 	c.Topic = strings.TrimSpace(r.str("topic"))
 	c.RequestTimeout = r.duration("request-timeout", true)

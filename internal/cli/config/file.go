@@ -2,147 +2,146 @@ package config
 
 import (
 	"fmt"
-	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/kproduce/kproduce/internal/cli/config/javaprops"
 	"github.com/kproduce/kproduce/internal/fsutil"
 )
 
-// readConfigFile reads a --config file: a Java .properties file by its
-// extension, YAML otherwise.
-func readConfigFile(path string) (*configLayer, error) {
-	data, err := fsutil.ReadFile(path, maxConfigFileBytes)
-	if err != nil {
-		return nil, fmt.Errorf("config file: %w", err)
-	}
-	layer := &configLayer{values: map[string]any{}, security: map[string]string{}}
-	if strings.EqualFold(filepath.Ext(path), ".properties") {
-		err = layer.addProperties(path, string(data))
-	} else {
-		err = layer.addYAML(data)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("config file %s: %w", path, err)
-	}
-	return layer, nil
+// configLayer is what the config file contributes.
+type configLayer struct {
+	values map[string]any // option key -> value
+	// origins says where each value came from: "file:line", with the
+	// profile when one gave it.
+	origins map[string]string
+	// profile is the profile applied, "" for none.
+	profile string
 }
 
-// addProperties adds the properties of a Java producer config file.
-func (l *configLayer) addProperties(path, text string) error {
+// newConfigLayer returns an empty layer.
+func newConfigLayer() *configLayer {
+	return &configLayer{values: map[string]any{}, origins: map[string]string{}}
+}
+
+// The formats of a config file.
+const (
+	fileYAML       = "YAML"
+	fileProperties = "properties"
+)
+
+// readConfig reads the config file, if there is one (see configPath),
+// into the file layer and viper, with the profile --profile,
+// KPRODUCE_PROFILE or the file's profile key names.
+func (r *resolver) readConfig() error {
+	profile, err := toString(r.vals.Get("profile"))
+	if err != nil {
+		return fmt.Errorf("--profile: %w", err)
+	}
+	profile = strings.TrimSpace(profile)
+	path, origin, err := r.configPath()
+	if err != nil {
+		return err
+	}
+	if path == "" {
+		if profile != "" {
+			return fmt.Errorf("--profile %s: no config file to take it from (--config, %s, or %s)", profile, envName("config"), DefaultConfigPath())
+		}
+		return nil
+	}
+	r.configFile, r.configOrigin = path, origin
+	data, err := fsutil.ReadFile(path, maxConfigFileBytes)
+	if err != nil {
+		return fmt.Errorf("config file: %w", err)
+	}
+	switch configFormat(path, data) {
+	case fileProperties:
+		if profile != "" {
+			return fmt.Errorf("--profile %s: %s is a properties file, which has no profiles (they are in a YAML config file)", profile, path)
+		}
+		err = r.addProperties(path, string(data))
+	default:
+		err = r.addYAML(path, data, profile)
+	}
+	if err != nil {
+		return fmt.Errorf("config file %s: %w", path, err)
+	}
+	if err := r.vals.v.MergeConfigMap(r.file.values); err != nil {
+		return fmt.Errorf("config file %s: %w", path, err)
+	}
+	return nil
+}
+
+// configFormat tells a properties file (Java's producer.properties,
+// kcat's librdkafka file) from a kproduce YAML file: by the extension
+// .properties, .conf or .cfg, or .yaml or .yml; otherwise by the first
+// setting, which in a properties file is NAME=VALUE or a dotted name
+// (bootstrap.servers: ...), and in YAML a long flag name followed by a
+// colon.
+func configFormat(path string, data []byte) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".properties", ".conf", ".cfg":
+		return fileProperties
+	case ".yaml", ".yml":
+		return fileYAML
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == '!' {
+			continue
+		}
+		if line == "---" || strings.HasPrefix(line, "%YAML") || strings.HasPrefix(line, "- ") {
+			return fileYAML
+		}
+		end := strings.IndexAny(line, "=: \t")
+		if end < 0 {
+			return fileYAML
+		}
+		rest := strings.TrimLeft(line[end:], " \t")
+		switch {
+		case rest == "" || rest[0] == '=':
+			return fileProperties
+		case rest[0] == ':':
+			if strings.Contains(line[:end], ".") {
+				return fileProperties
+			}
+			return fileYAML
+		}
+		return fileProperties // Java's "name value"
+	}
+	return fileYAML
+}
+
+// addProperties adds the properties of a Java or librdkafka properties
+// file.
+func (r *resolver) addProperties(path, text string) error {
 	props, err := javaprops.ParseProperties(text)
 	if err != nil {
 		return err
 	}
 	for _, p := range props {
-		where := fmt.Sprintf("%s:%d", path, p.Line)
-		if err := l.addJava(where, p.Key, p.Value); err != nil {
+		if err := r.addFileProperty(fmt.Sprintf("%s:%d", path, p.Line), p.Key, p.Value); err != nil {
 			return fmt.Errorf("line %d: %w", p.Line, err)
 		}
 	}
 	return nil
 }
 
-// addJava adds one Java property at the config file level.
-func (l *configLayer) addJava(where, name, value string) error {
-	kind, key, val, err := javaprops.Map(name, value)
-	switch {
-	case err != nil:
-		return err
-	case kind == javaprops.Mapped:
-		l.values[key] = val
-	case kind == javaprops.Security:
-		l.security[key] = val
-	default:
-		l.warnings = append(l.warnings, javaprops.Warning(kind, where, name))
-	}
-	return nil
-}
-
-// addYAML adds a kproduce YAML config: a flat map whose keys are long flag
-// names. An unknown key is an error naming it. Keys are read as written (a
-// node walk, not a map decode), so that a key such as null is not lost.
-func (l *configLayer) addYAML(data []byte) error {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return fmt.Errorf("not a YAML map of options: %w", err)
-	}
-	if len(doc.Content) == 0 { // an empty file
-		return nil
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return fmt.Errorf("not a YAML map of options (line %d)", root.Line)
-	}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, vn := root.Content[i], root.Content[i+1]
-		spec, ok := lookupSpec(k.Value)
-		if k.Kind != yaml.ScalarNode || !ok || spec.NoConfig {
-			return fmt.Errorf("line %d: unknown key %q (keys are the long flag names, e.g. brokers, topic, linger)", k.Line, k.Value)
-		}
-		var value any
-		if err := vn.Decode(&value); err != nil {
-			return fmt.Errorf("line %d: key %q: %w", vn.Line, k.Value, err)
-		}
-		if err := l.addYAMLValue(k.Value, value); err != nil {
-			return fmt.Errorf("line %d: %w", vn.Line, err)
-		}
-	}
-	return nil
-}
-
-// addYAMLValue adds one YAML key. property takes a map of Java properties
-// or a list of KEY=VALUE; other keys take a value or a list.
-func (l *configLayer) addYAMLValue(key string, value any) error {
-	if value == nil {
-		return nil
-	}
-	if key == "property" {
-		return l.addYAMLProperties(value)
-	}
-	switch value.(type) {
-	case map[string]any:
-		return fmt.Errorf("key %q: a value or a list expected, not a map", key)
-	case []any:
-		if spec, _ := lookupSpec(key); spec.Kind != kindList && spec.Kind != kindArray {
-			return fmt.Errorf("key %q: one value expected, not a list", key)
-		}
-	}
-	l.values[key] = value
-	return nil
-}
-
-// addYAMLProperties adds the Java properties of the YAML property key.
-func (l *configLayer) addYAMLProperties(value any) error {
-	where := "config key property"
-	if m, ok := value.(map[string]any); ok {
-		for _, name := range slices.Sorted(maps.Keys(m)) {
-			s, err := toString(m[name])
-			if err != nil {
-				return fmt.Errorf("property %s: %w", name, err)
-			}
-			if err := l.addJava(where, name, s); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	list, err := toList(value, false)
+// addFileProperty adds one property at the config file level.
+func (r *resolver) addFileProperty(where, name, value string) error {
+	m, err := javaprops.Map(where, name, value)
 	if err != nil {
-		return fmt.Errorf("key property: %w", err)
+		return err
 	}
-	for _, p := range list {
-		name, val, ok := strings.Cut(p, "=")
-		if !ok || strings.TrimSpace(name) == "" {
-			return fmt.Errorf("key property: %q: %w: want KEY=VALUE", p, ErrBadValue)
-		}
-		if err := l.addJava(where, strings.TrimSpace(name), val); err != nil {
-			return err
-		}
+	switch m.Kind {
+	case javaprops.Mapped:
+		r.file.values[m.Key] = m.Value
+		r.file.origins[m.Key] = where + " (" + name + ")"
+	case javaprops.Security, javaprops.Reader:
+		r.props.add(m.Kind, name, m.Value, where+" ("+name+")", false)
+	}
+	if m.Warning != "" {
+		r.warnings = append(r.warnings, m.Warning)
 	}
 	return nil
 }

@@ -72,3 +72,6 @@ func (f flagValues) IsSet(key string) bool {
 	fl := f.fs.Lookup(key)
 	return fl != nil && fl.Changed
 }
+
+// flagChanged reports whether the flag was given.
+func (f flagValues) flagChanged(key string) bool { return f.IsSet(key) }

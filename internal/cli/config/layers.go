@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -22,8 +21,8 @@ const maxConfigFileBytes = 4 << 20
 const envPrefix = "KPRODUCE"
 
 // layeredValues layers option values: a flag given on the command line,
-// then viper's layers (a -X override, the environment, the config file, the
-// flag's default).
+// then viper's layers (a value set by a property or another tool's flag,
+// the environment, the config file, the flag's default).
 type layeredValues struct {
 	fs *pflag.FlagSet
 	v  *viper.Viper
@@ -49,22 +48,58 @@ func (l layeredValues) IsSet(key string) bool {
 	return l.v.IsSet(key)
 }
 
-// configLayer is what a config file contributes.
-type configLayer struct {
-	values   map[string]any    // option key -> value
-	security map[string]string // Java security properties
-	warnings []string
+// flagChanged reports whether the option's own flag was given.
+func (l layeredValues) flagChanged(key string) bool {
+	f := l.fs.Lookup(key)
+	return f != nil && f.Changed
+}
+
+// resolver resolves the options of one command: it layers them and
+// remembers where each value came from.
+type resolver struct {
+	vals layeredValues
+	// file is what the config file gives; empty without one.
+	file *configLayer
+	// props holds the properties resolved together (security, the line
+	// reader), from the config file and then the command line.
+	props *propertyLayer
+	// overrides are the origins of the values set at the flag level by a
+	// property (-X) or another tool's flag, by option.
+	overrides map[string]string
+	// configFile is the config file read ("" when none) and
+	// configOrigin says how it was chosen.
+	configFile, configOrigin string
+	warnings                 []string
+}
+
+// newResolver binds fs to a fresh viper with the environment.
+func newResolver(fs *pflag.FlagSet) (*resolver, error) {
+	v := viper.New()
+	if err := v.BindPFlags(fs); err != nil {
+		return nil, fmt.Errorf("bind flags: %w", err)
+	}
+	v.SetEnvPrefix(envPrefix)
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	v.AutomaticEnv()
+	return &resolver{
+		vals:      layeredValues{fs: fs, v: v},
+		file:      newConfigLayer(),
+		props:     newPropertyLayer(),
+		overrides: map[string]string{},
+	}, nil
 }
 
 // Load resolves the options of one produce run from the flags fs (defined
 // by AddFlags) and the FILE arguments args: flag > env KPRODUCE_* > config
-// file > default, -X counting as the flag it maps to. It builds the logger
-// on stderr and logs the warnings found on the way. Its errors are usage
-// errors listing every problem found.
+// file > default, a property (-X) or another tool's flag counting as the
+// flag it maps to. It builds the logger on stderr and logs the warnings
+// found on the way. Its errors are usage errors listing every problem
+// found.
 func Load(fs *pflag.FlagSet, args []string, stderr io.Writer) (*Options, error) {
+	args = claimCodecArgument(fs, args)
 	var opts *Options
-	err := resolve(fs, stderr, func(vals optionValues) (*Connection, []string, error) {
-		o, warnings, err := buildOptions(vals, args)
+	_, err := resolve(fs, stderr, func(vals optionValues) (*Connection, []string, error) {
+		o, warnings, err := buildOptions(vals, args, true)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -83,92 +118,93 @@ func Load(fs *pflag.FlagSet, args []string, stderr io.Writer) (*Options, error) 
 // LoadConnection), of which build returns the Connection part. Options
 // whose flag fs lacks still come from the environment and the config
 // file, where build asks for them. resolve then completes the Connection:
-// the Java security properties, the TLS configuration and SASL mechanism,
-// and the logger.
-func resolve(fs *pflag.FlagSet, stderr io.Writer, build func(optionValues) (*Connection, []string, error)) error {
-	v := viper.New()
-	if err := v.BindPFlags(fs); err != nil {
-		return fmt.Errorf("bind flags: %w", err)
-	}
-	v.SetEnvPrefix(envPrefix)
-	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
-	v.AutomaticEnv()
-	vals := layeredValues{fs: fs, v: v}
-
-	layer := &configLayer{values: map[string]any{}, security: map[string]string{}}
-	if path, err := toString(vals.Get("config")); err != nil {
-		return cmdutil.UsageErrorf("--config: %w", err)
-	} else if path != "" {
-		if layer, err = readConfigFile(path); err != nil {
-			return cmdutil.AsUsageError(err)
-		}
-		if err := v.MergeConfigMap(layer.values); err != nil {
-			return cmdutil.UsageErrorf("config file %s: %w", path, err)
-		}
-	}
-	fromX := map[string]bool{}
-	warnings, err := applyProperties(vals, layer.security, fromX)
+// the security properties, the TLS configuration and SASL mechanism, and
+// the logger. It returns the resolver, for the origins of the values.
+func resolve(fs *pflag.FlagSet, stderr io.Writer, build func(optionValues) (*Connection, []string, error)) (*resolver, error) {
+	r, err := newResolver(fs)
 	if err != nil {
-		return cmdutil.AsUsageError(err)
+		return nil, err
 	}
-	js, err := javaprops.ResolveSecurity(layer.security)
+	js, err := r.layer()
 	if err != nil {
-		return cmdutil.AsUsageError(err)
+		return nil, cmdutil.AsUsageError(err)
 	}
-	w, err := applyJavaSecurity(vals, js, fromX)
+	conn, w, err := build(r.vals)
 	if err != nil {
-		return cmdutil.AsUsageError(err)
+		return nil, err
 	}
-	warnings = append(append(warnings, js.Warnings...), w...)
-	conn, w, err := build(vals)
-	if err != nil {
-		return err
-	}
-	conn.JavaSecurity = layer.security
+	conn.JavaSecurity = r.props.security
+	conn.ConfigFile = r.configFile
 	if err := conn.finishSecurity(js); err != nil {
-		return cmdutil.AsUsageError(err)
+		return nil, cmdutil.AsUsageError(err)
 	}
 	conn.Logger = cmdutil.NewLogger(stderr, conn.LogLevel)
 	if conn.LogLevel <= zerolog.WarnLevel {
 		conn.NoticeOut = stderr
 	}
-	for _, msg := range append(append(layer.warnings, warnings...), w...) {
+	for _, msg := range append(r.warnings, w...) {
 		conn.Logger.Warn().Msg(msg)
 	}
 	conn.Logger.Debug().Fields(conn.Security.logFields()).Msg("security")
-	return nil
+	return r, nil
 }
 
-// applyJavaSecurity applies the option values the Java security properties
-// give: those from a -X property as a viper override (the flag level),
-// unless the option's own flag was given; the others at the config file
-// level. It returns warnings for the overridden ones.
-func applyJavaSecurity(vals layeredValues, js *javaprops.SecuritySettings, fromX map[string]bool) ([]string, error) {
-	var warnings []string
-	fileLevel := map[string]any{}
-	for _, d := range js.Derived {
-		if !slices.ContainsFunc(d.Props, func(p string) bool { return fromX[p] }) {
-			fileLevel[d.Key] = d.Value
-			continue
-		}
-		if f := vals.fs.Lookup(d.Key); f != nil && f.Changed {
-			warnings = append(warnings, fmt.Sprintf("-X %s ignored for --%s: --%s was given", d.Props[0], d.Key, d.Key))
-			continue
-		}
-		vals.v.Set(d.Key, d.Value)
+// layer stacks the layers below the command line's flags: the config
+// file, the properties and other tools' flags, the derived security and
+// reader settings. It returns what the security properties mean.
+func (r *resolver) layer() (*javaprops.SecuritySettings, error) {
+	if err := r.readConfig(); err != nil {
+		return nil, err
 	}
-	if len(fileLevel) == 0 {
-		return warnings, nil
+	props, err := r.commandLineProperties()
+	if err != nil {
+		return nil, err
 	}
-	if err := vals.v.MergeConfigMap(fileLevel); err != nil {
-		return nil, fmt.Errorf("java security properties: %w", err)
+	if err := r.applyProperties(props); err != nil {
+		return nil, err
 	}
-	return warnings, nil
+	reader, err := javaprops.ResolveReader(r.props.reader)
+	if err != nil {
+		return nil, fmt.Errorf("line reader properties: %w", err)
+	}
+	if err := r.applyDerived(reader); err != nil {
+		return nil, err
+	}
+	js, err := javaprops.ResolveSecurity(r.props.security, r.securityContext())
+	if err != nil {
+		return nil, err
+	}
+	if err := r.applyDerived(js.Derived); err != nil {
+		return nil, err
+	}
+	r.warnings = append(r.warnings, js.Warnings...)
+	r.applyVerbosity()
+	r.warnings = append(r.warnings, r.envWarnings()...)
+	return js, nil
 }
 
-// finishSecurity applies what only Java properties say (host name
-// verification, SASL required by security.protocol) and builds the TLS
-// configuration and the SASL mechanism.
+// securityContext says whether kproduce's own options, before any
+// property, turn TLS and SASL on.
+func (r *resolver) securityContext() javaprops.SecurityContext {
+	rd := &optionReader{vals: r.vals}
+	var ctx javaprops.SecurityContext
+	if r.vals.IsSet("tls") {
+		ctx.TLS = rd.boolean("tls")
+	} else {
+		for _, k := range []string{"tls-ca", "tls-cert", "tls-key", "tls-server-name"} {
+			ctx.TLS = ctx.TLS || strings.TrimSpace(rd.str(k)) != ""
+		}
+		ctx.TLS = ctx.TLS || (r.vals.IsSet("tls-insecure-skip-verify") && rd.boolean("tls-insecure-skip-verify"))
+	}
+	// SASL credentials (rpk's -X user and pass among them) ask for SASL
+	// too: a sasl.mechanism property then says which.
+	ctx.SASL = strings.TrimSpace(rd.str("sasl-mechanism")) != "" || rd.str("sasl-username") != ""
+	return ctx
+}
+
+// finishSecurity applies what only the security properties say (host
+// name verification, SASL required by security.protocol) and builds the
+// TLS configuration and the SASL mechanism.
 func (o *Connection) finishSecurity(js *javaprops.SecuritySettings) error {
 	o.Security.TLSSkipHostnameVerify = js.SkipHostnameVerify
 	if strings.HasPrefix(js.Protocol, "SASL_") && o.Security.SASLMechanism == "" {
@@ -176,42 +212,4 @@ func (o *Connection) finishSecurity(js *javaprops.SecuritySettings) error {
 			" (GSSAPI, Java's default, is not supported)", js.Protocol, strings.Join(network.SASLMechanisms(), ", "))
 	}
 	return o.Security.build()
-}
-
-// applyProperties applies the -X properties: a mapped property becomes a
-// viper override (the flag level), unless its own flag was given on the
-// command line, which wins; security properties go into security (over
-// the config file's) and their names into fromX. It returns warnings for
-// properties that are unknown, ignored or overridden.
-func applyProperties(vals layeredValues, security map[string]string, fromX map[string]bool) ([]string, error) {
-	props, err := toList(vals.Get("property"), false)
-	if err != nil {
-		return nil, fmt.Errorf("--property: %w", err)
-	}
-	var warnings []string
-	for _, p := range props {
-		name, value, ok := strings.Cut(p, "=")
-		name = strings.TrimSpace(name)
-		if !ok || name == "" {
-			return nil, fmt.Errorf("--property %q: %w: want KEY=VALUE", p, ErrBadValue)
-		}
-		kind, key, val, err := javaprops.Map(name, value)
-		if err != nil {
-			return nil, fmt.Errorf("--property: %w", err)
-		}
-		switch kind {
-		case javaprops.Mapped:
-			if f := vals.fs.Lookup(key); f != nil && f.Changed {
-				warnings = append(warnings, fmt.Sprintf("-X %s ignored: --%s was given", name, key))
-				continue
-			}
-			vals.v.Set(key, val)
-		case javaprops.Security:
-			security[key] = val
-			fromX[key] = true
-		default:
-			warnings = append(warnings, javaprops.Warning(kind, "-X", name))
-		}
-	}
-	return warnings, nil
 }

@@ -23,11 +23,13 @@ const (
 	PartitionerRoundRobin = "round-robin"
 	PartitionerRandom     = "random"
 	PartitionerCRC32      = "crc32"
+	PartitionerConsistent = "consistent"
+	PartitionerFNV1a      = "fnv1a"
 )
 
 // Partitioners are the partitioners' names, Java's default first.
 func Partitioners() []string {
-	return []string{PartitionerMurmur2, PartitionerRoundRobin, PartitionerRandom, PartitionerCRC32}
+	return []string{PartitionerMurmur2, PartitionerRoundRobin, PartitionerRandom, PartitionerCRC32, PartitionerConsistent, PartitionerFNV1a}
 }
 
 // The acks values, as sent in a ProduceRequest.
@@ -85,6 +87,9 @@ type Options struct {
 	// Input says how the inputs are split into records.
 	Input input.Config
 
+	// ForceTopic says the topic was given on the command line (-t): every
+	// record goes to it, whatever topic the record names.
+	ForceTopic bool
 	// Partition is the fixed partition, or -1 to use the partitioner.
 	Partition int32
 	// Partitioner is murmur2, round-robin, random or crc32.
@@ -115,6 +120,11 @@ type Options struct {
 	Compression protocol.Codec
 	// MaxInFlight is the most unacknowledged requests per broker.
 	MaxInFlight int
+	// Sync waits for each record's outcome before the next is read.
+	Sync bool
+	// Retries is the most retries of a failed batch; -1 means until the
+	// delivery timeout.
+	Retries int
 	// DeliveryTimeout bounds the time from reading a record to its outcome.
 	DeliveryTimeout time.Duration
 	// CloseTimeout bounds the flush after SIGINT or SIGTERM.
@@ -130,6 +140,11 @@ type Options struct {
 	TransactionRecords int64
 	// TransactionTimeout is the transaction timeout the coordinator applies.
 	TransactionTimeout time.Duration
+	// Resume commits a checkpoint in every transaction and skips what
+	// earlier runs with the same transactional id committed.
+	Resume bool
+	// ResumeTopic is the topic of the checkpoints.
+	ResumeTopic string
 
 	// Output is the format of the per-record reports on stdout.
 	Output report.Format
@@ -146,13 +161,14 @@ type Options struct {
 }
 
 // buildOptions reads and validates every option. files are the command's
-// arguments. It returns the options, warnings to log, and a usage error
+// arguments; requireTopic says a run needs a topic (kproduce config does
+// not). It returns the options, warnings to log, and a usage error
 // listing every problem found.
-func buildOptions(vals optionValues, files []string) (*Options, []string, error) {
+func buildOptions(vals optionValues, files []string, requireTopic bool) (*Options, []string, error) {
 	r := &optionReader{vals: vals}
-	o := &Options{Files: files, Connection: Connection{ConfigFile: r.str("config")}}
+	o := &Options{Files: files}
 	r.readTarget(o)
-	r.readInput(o)
+	r.readInput(o, requireTopic)
 	r.readProducer(o)
 	r.readOutput(o)
 	r.readLogLevel(&o.Connection)
@@ -164,13 +180,16 @@ func buildOptions(vals optionValues, files []string) (*Options, []string, error)
 		return nil, nil, cmdutil.AsUsageError(err)
 	}
 	var warnings []string
+	if err := o.applyRetryRules(vals.IsSet("idempotence")); err != nil {
+		return nil, nil, cmdutil.AsUsageError(err)
+	}
 	if err := o.applyTransactionRules(vals.IsSet("idempotence")); err != nil {
 		return nil, nil, cmdutil.AsUsageError(err)
 	}
 	if err := o.applyIdempotenceRules(vals.IsSet("idempotence")); err != nil {
 		return nil, nil, cmdutil.AsUsageError(err)
 	}
-	w, err := o.fitRequestTimeout()
+	w, err := o.fitRequestTimeout(vals.IsSet("request-timeout") && vals.IsSet("delivery-timeout"))
 	if err != nil {
 		return nil, nil, cmdutil.AsUsageError(err)
 	}
@@ -184,6 +203,7 @@ func buildOptions(vals optionValues, files []string) (*Options, []string, error)
 func (r *optionReader) readTarget(o *Options) {
 	r.readBrokers(&o.Connection)
 	o.Topic = strings.TrimSpace(r.str("topic"))
+	o.ForceTopic = o.Topic != "" && r.flagGiven("topic")
 	o.Partition = int32(r.integer("partition", -1, math.MaxInt32))
 	o.Partitioner = r.oneOf("partitioner", Partitioners()...)
 }
@@ -192,6 +212,7 @@ func (r *optionReader) readTarget(o *Options) {
 func (r *optionReader) readBrokers(o *Connection) {
 	for _, b := range r.list("brokers") {
 		for _, addr := range splitList(b) {
+			addr = withDefaultPort(addr)
 			if err := checkHostPort(addr); err != nil {
 				r.failValue("brokers", addr, err)
 			}
@@ -200,43 +221,6 @@ func (r *optionReader) readBrokers(o *Connection) {
 	}
 	if len(o.Brokers) == 0 {
 		r.fail("brokers", fmt.Errorf("%w: at least one host:port is needed", ErrBadValue))
-	}
-}
-
-// readInput reads how input is split into records.
-func (r *optionReader) readInput(o *Options) {
-	o.Input.Format = r.oneOf("format", input.Formats()...)
-	o.Input.Delimiter = r.escaped("delimiter")
-	if len(o.Input.Delimiter) == 0 && !r.failed("delimiter") {
-		r.fail("delimiter", fmt.Errorf("%w: must not be empty", ErrBadValue))
-	}
-	if r.vals.IsSet("key-delimiter") {
-		o.Input.KeyDelimiter = r.escaped("key-delimiter")
-		if len(o.Input.KeyDelimiter) == 0 {
-			o.Input.KeyDelimiter = nil // an empty -K means no split
-		} else if o.Input.Format != input.FormatLines {
-			r.fail("key-delimiter", fmt.Errorf("%w: only the lines format splits keys", ErrBadValue))
-		}
-	}
-	if r.vals.IsSet("key") {
-		o.Input.Key = []byte(r.str("key"))
-	}
-	for _, h := range r.list("header") {
-		k, v, ok := strings.Cut(h, "=")
-		if !ok || k == "" {
-			r.failValue("header", h, fmt.Errorf("%w: want KEY=VALUE", ErrBadValue))
-			continue
-		}
-		o.Input.Headers = append(o.Input.Headers, protocol.Header{Key: k, Value: []byte(v)})
-	}
-	if r.vals.IsSet("null") {
-		o.Input.NullEnabled, o.Input.NullMarker = true, []byte(r.str("null"))
-	}
-	o.Input.SkipEmpty = r.boolean("skip-empty")
-	o.Input.MaxRecordBytes = r.size("max-record-bytes", 1, math.MaxInt64)
-	o.Count = r.integer("count", 0, math.MaxInt64)
-	if o.Topic == "" && o.Input.Format != input.FormatJSON && !r.failed("format") {
-		r.fail("topic", fmt.Errorf("%w: a topic is required (only json records can name their own)", ErrBadValue))
 	}
 }
 
@@ -264,6 +248,8 @@ func (r *optionReader) readProducer(o *Options) {
 	}
 	o.Compression = c
 	o.MaxInFlight = int(r.integer("max-in-flight", 1, math.MaxInt32))
+	o.Sync = r.boolean("sync")
+	o.Retries = int(r.integer("retries", -1, math.MaxInt32))
 	o.RequestTimeout = r.duration("request-timeout", true)
 	o.DeliveryTimeout = r.duration("delivery-timeout", true)
 	o.BootstrapTimeout = r.duration("bootstrap-timeout", false)
@@ -274,6 +260,8 @@ func (r *optionReader) readProducer(o *Options) {
 	o.TransactionalID = strings.TrimSpace(r.str("transactional-id"))
 	o.TransactionRecords = r.integer("transaction-records", 0, math.MaxInt64)
 	o.TransactionTimeout = r.duration("transaction-timeout", true)
+	o.Resume = r.boolean("resume")
+	o.ResumeTopic = strings.TrimSpace(r.str("resume-topic"))
 	if o.TransactionTimeout > math.MaxInt32*time.Millisecond && !r.failed("transaction-timeout") {
 		r.fail("transaction-timeout", fmt.Errorf("%w: at most %s", ErrBadValue, math.MaxInt32*time.Millisecond))
 	}
@@ -327,6 +315,24 @@ func checkFiles(r *optionReader, files []string) {
 	}
 }
 
+// defaultBrokerPort is the port of a broker given as a host alone, as
+// in kcat and the Java client.
+const defaultBrokerPort = "9092"
+
+// withDefaultPort adds the default port to a host given without one
+// (kafka, 10.0.0.1, [::1]).
+func withDefaultPort(addr string) string {
+	switch {
+	case addr == "":
+		return addr
+	case strings.HasPrefix(addr, "[") && strings.HasSuffix(addr, "]"):
+		return addr + ":" + defaultBrokerPort
+	case !strings.Contains(addr, ":"):
+		return addr + ":" + defaultBrokerPort
+	}
+	return addr
+}
+
 // checkHostPort checks a broker address.
 func checkHostPort(addr string) error {
 	host, port, err := net.SplitHostPort(addr)
@@ -337,57 +343,4 @@ func checkHostPort(addr string) error {
 		return fmt.Errorf("%w: port must be 1-65535", ErrBadValue)
 	}
 	return nil
-}
-
-// applyIdempotenceRules follows the Java client: idempotence needs
-// acks=all, so with acks 0 or 1 it is off unless explicitly asked for, and
-// asking for both is an error; it also caps the in-flight requests at 5.
-func (o *Options) applyIdempotenceRules(explicit bool) error {
-	if o.Acks != AcksAll {
-		if explicit && o.Idempotence {
-			return fmt.Errorf("--idempotence needs --acks all (got --acks %d); set --idempotence=false", o.Acks)
-		}
-		o.Idempotence = false
-	}
-	if o.Idempotence && o.MaxInFlight > maxIdempotentInFlight {
-		return fmt.Errorf("--max-in-flight %d is more than %d, the most an idempotent producer may have; lower it or set --idempotence=false",
-			o.MaxInFlight, maxIdempotentInFlight)
-	}
-	return nil
-}
-
-// applyTransactionRules follows the Java client: a transactional producer
-// is idempotent, so it needs acks=all and idempotence left on.
-// --transaction-records needs --transactional-id.
-func (o *Options) applyTransactionRules(explicitIdempotence bool) error {
-	if o.TransactionalID == "" {
-		if o.TransactionRecords > 0 {
-			return fmt.Errorf("--transaction-records needs --transactional-id")
-		}
-		return nil
-	}
-	if o.Acks != AcksAll {
-		return fmt.Errorf("--transactional-id needs --acks all (got --acks %d)", o.Acks)
-	}
-	if explicitIdempotence && !o.Idempotence {
-		return fmt.Errorf("--transactional-id needs idempotence: drop --idempotence=false")
-	}
-	o.Idempotence = true
-	return nil
-}
-
-// fitRequestTimeout lowers the request timeout so that a record's linger
-// and one request fit in its delivery timeout; it returns a warning when it
-// did.
-func (o *Options) fitRequestTimeout() (string, error) {
-	if o.DeliveryTimeout >= o.RequestTimeout+o.Linger {
-		return "", nil
-	}
-	if o.DeliveryTimeout <= o.Linger {
-		return "", fmt.Errorf("--delivery-timeout %s must be longer than --linger %s", o.DeliveryTimeout, o.Linger)
-	}
-	was := o.RequestTimeout
-	o.RequestTimeout = o.DeliveryTimeout - o.Linger
-	return fmt.Sprintf("--delivery-timeout %s is shorter than --request-timeout %s + --linger %s: request timeout lowered to %s",
-		o.DeliveryTimeout, was, o.Linger, o.RequestTimeout), nil
 }

@@ -59,7 +59,12 @@ func TestDeliveryTimeoutLowersRequestTimeout(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 3*time.Second, o.DeliveryTimeout)
 	assert.Equal(t, 3*time.Second-5*time.Millisecond, o.RequestTimeout)
-	assert.Contains(t, stderr, "request timeout lowered to 2.995s")
+	assert.Empty(t, stderr, "the default request timeout is lowered silently")
+
+	o, stderr, err = parseOptions(t, "-t", "t", "--delivery-timeout", "3s", "--request-timeout", "10s")
+	require.NoError(t, err)
+	assert.Equal(t, 3*time.Second-5*time.Millisecond, o.RequestTimeout)
+	assert.Contains(t, stderr, "request timeout lowered to 2.995s", "both set: a warning")
 
 	o, stderr, err = parseOptions(t, "-t", "t", "--delivery-timeout", "40s", "--request-timeout", "30s", "--linger", "10s")
 	require.NoError(t, err)
@@ -101,7 +106,7 @@ func TestUsageErrors(t *testing.T) {
 		"key delimiter with json":   {"-f", "json", "-K", ":"},
 		"header without =":          {"-t", "t", "-H", "novalue"},
 		"header without key":        {"-t", "t", "-H", "=v"},
-		"bad broker":                {"-t", "t", "-b", "nohost"},
+		"bad broker":                {"-t", "t", "-b", "host:port"},
 		"bad broker port":           {"-t", "t", "-b", "h:99999"},
 		"bad log level":             {"-t", "t", "--log-level", "loud"},
 		"bad bool from env-like -X": {"-t", "t", "-X", "enable.idempotence=maybe"},

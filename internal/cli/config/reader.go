@@ -20,6 +20,9 @@ type optionValues interface {
 	// IsSet reports whether the option was given by any source other than
 	// its default.
 	IsSet(key string) bool
+	// flagChanged reports whether the option's own flag was given on the
+	// command line.
+	flagChanged(key string) bool
 }
 
 // optionReader reads typed option values and collects every error, so that
@@ -29,6 +32,10 @@ type optionReader struct {
 	errs []error
 	bad  map[string]bool // the keys with an error
 }
+
+// flagGiven reports whether the option's flag was given on the command
+// line.
+func (r *optionReader) flagGiven(key string) bool { return r.vals.flagChanged(key) }
 
 // fail records an error about an option.
 func (r *optionReader) fail(key string, err error) {

@@ -121,7 +121,7 @@ func TestSecurityJavaTLS(t *testing.T) {
 		require.NotNil(t, s.TLSConfig)
 		assert.Len(t, s.TLSConfig.Certificates, 1, "a PEM keystore holds the certificate and its key")
 		assert.False(t, s.TLSConfig.InsecureSkipVerify)
-		assert.Contains(t, stderr, "Java property ssl.enabled.protocols has no effect in kproduce")
+		assert.Contains(t, stderr, "property ssl.enabled.protocols has no effect in kproduce")
 		assert.NotContains(t, stderr, "ssl.keystore.password has no effect")
 	})
 	t.Run("host name verification off", func(t *testing.T) {
@@ -142,8 +142,8 @@ func TestSecurityJavaTLS(t *testing.T) {
 		s, stderr := securityOptions(t, "-X", "ssl.truststore.location=/nonexistent.jks", "-X", "sasl.mechanism=GSSAPI")
 		assert.False(t, s.TLS)
 		assert.Nil(t, s.SASL)
-		assert.Contains(t, stderr, "ssl.truststore.location has no effect without security.protocol=SSL or SASL_SSL")
-		assert.Contains(t, stderr, "sasl.mechanism has no effect without security.protocol=SASL_PLAINTEXT or SASL_SSL")
+		assert.Contains(t, stderr, "ssl.truststore.location has no effect without security.protocol=SSL or SASL_SSL (or --tls)")
+		assert.Contains(t, stderr, "sasl.mechanism has no effect without security.protocol=SASL_PLAINTEXT or SASL_SSL (or --sasl-mechanism)")
 	})
 	t.Run("SASL_SSL turns TLS on; PLAINTEXT turns it off", func(t *testing.T) {
 		s, _ := securityOptions(t, "-X", "security.protocol=SASL_SSL", "--sasl-mechanism", "PLAIN", "--sasl-username", "u", "--sasl-password", "p")

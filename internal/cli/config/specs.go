@@ -37,17 +37,22 @@ type optionSpec struct {
 func optionSpecs() []optionSpec {
 	return []optionSpec{
 		{Name: "brokers", Short: "b", Default: "127.0.0.1:9092", Kind: kindList, Usage: "bootstrap brokers, comma-separated `host:port,...`"},
-		{Name: "topic", Short: "t", Usage: "`topic` to produce to (required unless every JSON record names one)"},
+		{Name: "topic", Short: "t", Usage: "`topic` to produce to: every record goes there, whatever topic it names (required unless records name their own: -f json, %t)"},
 		{Name: "partition", Short: "p", Default: "-1", Usage: "fixed `partition`; -1 lets the partitioner choose"},
-		{Name: "partitioner", Default: "murmur2", Choices: Partitioners(), Usage: "partitioner `name`: murmur2 (Java's default: keyed murmur2, unkeyed sticky) | round-robin | random | crc32"},
+		{Name: "partitioner", Default: "murmur2", Choices: Partitioners(), Usage: "partitioner `name`: murmur2 (Java's default: keyed murmur2, unkeyed sticky) | round-robin | random | crc32 (keyed crc32, unkeyed random: librdkafka's consistent_random) | consistent (crc32 of every non-null key, empty ones too) | fnv1a (Sarama's and librdkafka's fnv1a; unkeyed sticky)"},
 		{Name: "dry-run", Default: "false", Kind: kindBool, NoConfig: true, Usage: "read and route every record, print where each would go, send nothing"},
 		{Name: "partitions", Default: "0", NoConfig: true, Usage: "with --dry-run: every topic has `N` partitions, no cluster needed (0: ask the cluster)"},
-		{Name: "format", Short: "f", Default: "lines", Choices: input.Formats(), Usage: "input `format`: lines | json | file"},
+		{Name: "format", Short: "f", Default: "lines", Choices: input.Formats(), Usage: "input `format`: lines | json | file | an rpk-style format string with % verbs, e.g. '%k %v\\n' (see docs/formats.md)"},
 		{Name: "delimiter", Short: "D", Default: `\n`, Usage: "record `delimiter` for lines and json (escapes \\n \\r \\t \\0 \\\\ \\xNN; several bytes allowed)"},
 		{Name: "key-delimiter", Short: "K", Usage: "split each line at the first `delimiter` into key and value (same escapes)"},
+		{Name: "header-delimiter", Usage: "each line starts with its own headers, up to the first `delimiter` (same escapes); then -K splits the key off the rest"},
+		{Name: "header-separator", Default: ",", Usage: "with --header-delimiter, `separator` between two headers"},
+		{Name: "header-key-separator", Default: ":", Usage: "with --header-delimiter, `separator` between a header's key and value"},
+		{Name: "require-delimiters", Default: "false", Kind: kindBool, Usage: "a line without the -K or --header-delimiter delimiter fails (by default it has no key or headers)"},
 		{Name: "key", Short: "k", Usage: "`key` for every record that has no key of its own"},
-		{Name: "header", Short: "H", Kind: kindArray, Usage: "`KEY=VALUE` header on every record (repeatable)"},
-		{Name: "null", Usage: "a key or value equal to `string` is sent as null (a tombstone when it is the value)"},
+		{Name: "header", Short: "H", Kind: kindArray, Usage: "`KEY=VALUE` (or KEY:VALUE) header on every record (repeatable)"},
+		{Name: "null", Usage: "a key, value or header value equal to `string` is sent as null (a tombstone when it is the value)"},
+		{Name: "tombstone", Short: "Z", Default: "false", Kind: kindBool, Usage: "an empty value is sent as null (a tombstone), an empty key as a null key"},
 		{Name: "skip-empty", Default: "false", Kind: kindBool, Usage: "skip empty records (by default an empty line is an empty value)"},
 		{Name: "max-record-bytes", Default: "1MiB", Usage: "an input record larger than `bytes` fails on its own"},
 		{Name: "count", Short: "c", Default: "0", Usage: "stop after `N` records (0: no limit)"},
@@ -59,6 +64,8 @@ func optionSpecs() []optionSpec {
 		{Name: "max-request-size", Default: "1MiB", Usage: "largest produce request in `bytes`"},
 		{Name: "compression", Short: "z", Default: "none", Choices: protocol.CodecNames(), Usage: "compression `codec`: none | gzip | snappy | lz4 | zstd"},
 		{Name: "max-in-flight", Default: "5", Usage: "unacknowledged requests per broker, at most `N` (at most 5 with idempotence)"},
+		{Name: "sync", Default: "false", Kind: kindBool, Usage: "wait for each record's acknowledgement before reading the next (slow: one record per request)"},
+		{Name: "retries", Default: "-1", Usage: "retry a failed request at most `N` times (-1: until --delivery-timeout; 0: never, which turns idempotence off)"},
 		{Name: "request-timeout", Default: "30s", Usage: "wait up to `duration` for a broker's answer"},
 		{Name: "delivery-timeout", Default: "2m", Usage: "give up on a record `duration` after it was read"},
 		{Name: "bootstrap-timeout", Default: "10s", Usage: "give up when no bootstrap broker answers within `duration`, naming each one's failure (0: wait up to the delivery timeout, or a subcommand's --timeout)"},
@@ -69,6 +76,8 @@ func optionSpecs() []optionSpec {
 		{Name: "transactional-id", Usage: "produce the input as one transaction with this transactional `id` (committed at the end, aborted on any failure)"},
 		{Name: "transaction-records", Default: "0", Usage: "with --transactional-id, commit every `N` records, each chunk its own transaction (0: the whole input)"},
 		{Name: "transaction-timeout", Default: "60s", Usage: "the coordinator aborts a transaction left open longer than `duration`"},
+		{Name: "resume", Default: "false", Kind: kindBool, Usage: "with --transactional-id, commit a checkpoint in every transaction and, run again, go on after what the earlier runs committed (exactly once)"},
+		{Name: "resume-topic", Default: "kproduce-checkpoints", Usage: "compacted `topic` holding the --resume checkpoints (created when missing)"},
 		{Name: "tls", Default: "false", Kind: kindBool, Usage: "connect to the brokers with TLS (implied by the other --tls-* options)"},
 		{Name: "tls-ca", Usage: "PEM `file` of the CAs that sign the brokers' certificates (default: the system's)"},
 		{Name: "tls-cert", Usage: "PEM `file` of the client certificate, for brokers that require one (mutual TLS)"},
@@ -79,8 +88,9 @@ func optionSpecs() []optionSpec {
 		{Name: "sasl-mechanism", Choices: network.SASLMechanisms(), Usage: "SASL `mechanism`: PLAIN | SCRAM-SHA-256 | SCRAM-SHA-512"},
 		{Name: "sasl-username", Usage: "SASL `user` name"},
 		{Name: "sasl-password", Usage: "SASL `password` (better: KPRODUCE_SASL_PASSWORD or the config file)"},
-		{Name: "property", Short: "X", Kind: kindArray, Usage: "Java producer property `KEY=VALUE` (bootstrap.servers, acks, linger.ms, ...), repeatable"},
-		{Name: "config", NoConfig: true, Usage: "kproduce YAML `file`, or a Java producer .properties file"},
+		{Name: "property", Short: "X", Kind: kindArray, Usage: "Java or librdkafka property `KEY=VALUE` (bootstrap.servers, linger.ms, parse.key, ...), repeatable; -X help lists them"},
+		{Name: "config", Short: "F", NoConfig: true, Usage: "config `file`: kproduce YAML, or properties (Java's producer.properties, kcat's librdkafka file); default KPRODUCE_CONFIG, else ~/.config/kproduce/config.yaml"},
+		{Name: "profile", Usage: "use the `name`d profile of the YAML config file (its profiles key)"},
 		{Name: "output", Short: "o", Default: "text", Choices: report.FormatNames(), Usage: "delivery reports on stdout: text | json | none | a `template` (%t %p %o %d %k %v %s %n %e %%)"},
 		{Name: "log-level", Default: "warn", Choices: LogLevels(), Usage: "`level` of the logs on stderr: trace | debug | info | warn | error | disabled"},
 		{Name: "rate", Default: "0", Usage: "send at most `N` records per second, evenly spaced (decimals allowed: 0.5 is one every 2s; 0: no limit)"},
@@ -93,6 +103,7 @@ func optionSpecs() []optionSpec {
 // AddFlags defines the flag of every option of the produce command on fs.
 func AddFlags(fs *pflag.FlagSet) {
 	addSpecFlags(fs, optionSpecs())
+	addDialectFlags(fs)
 }
 
 // addSpecFlags defines the flags of specs on fs, in order.

@@ -1,8 +1,10 @@
 // Package input splits kproduce's inputs into records: lines (a delimiter
-// of any bytes, an optional key split off each), JSON objects (kcat -J's
-// output read as is, keys and values the raw bytes of their strings), or
-// whole files, with the -k key, --null marker and -H headers applied. It
-// also opens the inputs, named pipes included.
+// of any bytes; headers, then a key, optionally split off each, as
+// kafka-console-producer's LineMessageReader does), JSON objects (kcat
+// -J's output read as is, keys and values the raw bytes of their
+// strings), whole files, or what an rpk-style format string says
+// (ParseLayout), with the -k key, --null marker, -Z and -H headers
+// applied. It also opens the inputs, named pipes included.
 //
 // Invariants:
 //   - Every input file is opened before the first record is produced; a
@@ -16,6 +18,9 @@
 //     source, including skipped empty ones and failed ones.
 //   - The lines reader returns a record as soon as its delimiter has been
 //     read; it never waits for more input first.
+//   - A format string's record that does not match fails on its own and
+//     reading resumes after the text that ends the format string; every
+//     record consumes input, so a reader always ends.
 //
 // The package knows nothing of flags or config files: it is given a
 // Config.

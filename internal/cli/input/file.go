@@ -22,6 +22,7 @@ type fileReader struct {
 	shaper    recordShaper
 	buf       []byte
 	done      bool
+	tap       io.Writer // sees the bytes read; nil: none
 }
 
 // newFileReader returns a file reader over r.
@@ -44,6 +45,9 @@ func (f *fileReader) Next(rec *Record) error {
 	data, err := f.readAll()
 	if err != nil {
 		return err
+	}
+	if f.tap != nil {
+		_, _ = f.tap.Write(data)
 	}
 	if len(data) == 0 && f.skipEmpty {
 		return io.EOF

@@ -94,7 +94,8 @@ func newTestRand() *rand.Rand { return rand.New(rand.NewPCG(7, 11)) }
 // command lines they stand for.
 func testConfig(t testing.TB, args ...string) *Config {
 	t.Helper()
-	cfg := &Config{Format: FormatLines, Delimiter: []byte("\n"), MaxRecordBytes: 1 << 20}
+	cfg := &Config{Format: FormatLines, Delimiter: []byte("\n"), MaxRecordBytes: 1 << 20,
+		HeaderSeparator: []byte(","), HeaderKeySeparator: []byte(":")}
 	unescape := func(s string) []byte {
 		b, err := escape.Unescape(s)
 		require.NoError(t, err)
@@ -102,8 +103,15 @@ func testConfig(t testing.TB, args ...string) *Config {
 	}
 	for i := 0; i < len(args); i++ {
 		flag := args[i]
-		if flag == "--skip-empty" {
+		switch flag {
+		case "--skip-empty":
 			cfg.SkipEmpty = true
+			continue
+		case "--require-delimiters":
+			cfg.RequireDelimiters = true
+			continue
+		case "-Z":
+			cfg.EmptyAsNull = true
 			continue
 		}
 		require.Less(t, i+1, len(args), "%s needs a value", flag)
@@ -113,6 +121,17 @@ func testConfig(t testing.TB, args ...string) *Config {
 		case "-t":
 		case "-f":
 			cfg.Format = v
+			if strings.Contains(v, "%") {
+				l, err := ParseLayout(v)
+				require.NoError(t, err, v)
+				cfg.Format, cfg.Layout = FormatLayout, l
+			}
+		case "--header-delimiter":
+			cfg.HeaderDelimiter = unescape(v)
+		case "--header-separator":
+			cfg.HeaderSeparator = unescape(v)
+		case "--header-key-separator":
+			cfg.HeaderKeySeparator = unescape(v)
 		case "-D":
 			cfg.Delimiter = unescape(v)
 		case "-K":

@@ -100,7 +100,7 @@ func (j *jsonReader) readBuffered(b *Batch, max int) {
 			b.Records = b.Records[:len(b.Records)+1]
 		}
 	}
-	j.split.discard(used)
+	j.split.discard(buf, used)
 }
 
 // record parses the next record, of size raw bytes (data, unless it is

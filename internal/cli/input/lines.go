@@ -27,9 +27,10 @@ const minSplitBuffer = 16
 type splitter struct {
 	br    *bufio.Reader
 	delim []byte
-	limit int64  // the largest record returned
-	acc   []byte // a record longer than the buffer, reused
-	eof   bool   // the source has ended
+	limit int64     // the largest record returned
+	acc   []byte    // a record longer than the buffer, reused
+	eof   bool      // the source has ended
+	tap   io.Writer // sees the bytes consumed; nil: none
 	// readAt is when the last read from the source returned: the time the
 	// records now buffered became available.
 	readAt time.Time
@@ -61,7 +62,7 @@ func (s *splitter) next() (rec []byte, size int64, err error) {
 			if spanning {
 				rec = s.keep(size, buf[:end])
 			}
-			_, _ = s.br.Discard(end + d)
+			s.discard(buf, end+d)
 			if size > s.limit {
 				return nil, size, nil
 			}
@@ -77,7 +78,7 @@ func (s *splitter) next() (rec []byte, size int64, err error) {
 			if spanning {
 				rec = s.keep(size, buf)
 			}
-			_, _ = s.br.Discard(len(buf))
+			s.discard(buf, len(buf))
 			if size > s.limit {
 				return nil, size, nil
 			}
@@ -87,7 +88,7 @@ func (s *splitter) next() (rec []byte, size int64, err error) {
 			move := len(buf) - (d - 1)
 			size += int64(move)
 			s.keep(size, buf[:move])
-			_, _ = s.br.Discard(move)
+			s.discard(buf, move)
 			spanning, scanned = true, d-1
 		}
 		if err := s.fill(); err != nil {
@@ -97,7 +98,7 @@ func (s *splitter) next() (rec []byte, size int64, err error) {
 }
 
 // buffered returns the bytes in the read buffer, not yet consumed. They
-// stay valid until the source is read again; consume them with Discard.
+// stay valid until the source is read again; consume them with discard.
 func (s *splitter) buffered() []byte {
 	buf, _ := s.br.Peek(s.br.Buffered()) // cannot fail: the bytes are buffered
 	return buf
@@ -122,8 +123,14 @@ func (s *splitter) cut(buf []byte) (end, skip int, ok bool) {
 	return 0, 0, false
 }
 
-// discard consumes n buffered bytes.
-func (s *splitter) discard(n int) { _, _ = s.br.Discard(n) }
+// discard consumes the first n bytes of buf, the buffered bytes, showing
+// them to the tap first.
+func (s *splitter) discard(buf []byte, n int) {
+	if s.tap != nil {
+		_, _ = s.tap.Write(buf[:n])
+	}
+	_, _ = s.br.Discard(n)
+}
 
 // keep appends part of a record to acc while the record (size bytes so
 // far) is within the limit, and returns acc.
@@ -148,12 +155,13 @@ func (s *splitter) fill() error {
 	return err
 }
 
-// linesReader reads the lines format: records split at --delimiter, a key
-// split off at the first --key-delimiter.
+// linesReader reads the lines format: records split at --delimiter,
+// headers split off at the first --header-delimiter, then a key at the
+// first --key-delimiter.
 type linesReader struct {
 	source    string
 	split     *splitter
-	keyDelim  []byte
+	fields    lineFields
 	skipEmpty bool
 	shaper    recordShaper
 	number    int64
@@ -165,7 +173,7 @@ func newLinesReader(cfg *Config, source string, r io.Reader, bufSize int) *lines
 	return &linesReader{
 		source:    source,
 		split:     newSplitter(r, cfg.Delimiter, cfg.MaxRecordBytes, bufSize),
-		keyDelim:  cfg.KeyDelimiter,
+		fields:    newLineFields(cfg),
 		skipEmpty: cfg.SkipEmpty,
 		shaper:    newRecordShaper(cfg),
 	}
@@ -204,7 +212,7 @@ func (l *linesReader) readBuffered(b *Batch, max int) {
 			b.Records = b.Records[:len(b.Records)+1]
 		}
 	}
-	l.split.discard(used)
+	l.split.discard(buf, used)
 }
 
 // record makes rec the next record, of size raw bytes (data, unless it is
@@ -223,12 +231,6 @@ func (l *linesReader) record(rec *Record, data []byte, size int64) bool {
 		rec.Err = tooLarge(size, l.split.limit)
 		return true
 	}
-	if l.keyDelim != nil {
-		if k, v, found := bytes.Cut(data, l.keyDelim); found {
-			l.shaper.shape(rec, k, true, v)
-			return true
-		}
-	}
-	l.shaper.shape(rec, nil, false, data)
+	l.fields.fill(rec, data, &l.shaper)
 	return true
 }

@@ -19,6 +19,9 @@ const (
 	FormatLines = "lines" // records split at a delimiter, an optional key split off each
 	FormatJSON  = "json"  // one JSON object per record (kcat -J's output among them)
 	FormatFile  = "file"  // each input is one record
+	// FormatLayout reads records as an rpk-style format string says
+	// (Config.Layout).
+	FormatLayout = "layout"
 )
 
 // Formats are the input formats, in the order the help lists them.
@@ -37,6 +40,18 @@ type Config struct {
 	Delimiter []byte
 	// KeyDelimiter splits a line into key and value; nil means no split.
 	KeyDelimiter []byte
+	// HeaderDelimiter ends the headers that start each line, before its
+	// key; nil means lines hold no headers. HeaderSeparator separates two
+	// headers and HeaderKeySeparator a header's key from its value (both
+	// needed with HeaderDelimiter).
+	HeaderDelimiter, HeaderSeparator, HeaderKeySeparator []byte
+	// RequireDelimiters fails a line without its header or key delimiter,
+	// or a header without its key separator (the console producer's
+	// LineMessageReader without ignore.error); otherwise such a line has
+	// no headers or key, and such a header a null value.
+	RequireDelimiters bool
+	// Layout is the format string of FormatLayout.
+	Layout *Layout
 	// Key is the key of every record without a key of its own; nil: none.
 	Key []byte
 	// Headers are added to every record, after the record's own headers.
@@ -45,11 +60,28 @@ type Config struct {
 	NullMarker []byte
 	// NullEnabled says whether a null marker was given (it may be empty).
 	NullEnabled bool
+	// EmptyAsNull sends an empty key or value as null (kcat -Z, rpk
+	// --tombstone).
+	EmptyAsNull bool
 	// SkipEmpty skips empty input records (they still use a record number).
 	SkipEmpty bool
 	// MaxRecordBytes is the largest raw input record accepted.
 	MaxRecordBytes int64
 }
+
+// CanNameTopics reports whether records of this format may name their own
+// topic (json's "topic", a format string's %t).
+func (c *Config) CanNameTopics() bool {
+	return c.Format == FormatJSON || (c.Format == FormatLayout && c.Layout != nil && c.Layout.HasTopic())
+}
+
+// ErrMissingDelimiter is wrapped by the error of a line without its key
+// or header delimiter, or of a header without its key separator, when
+// Config.RequireDelimiters is set.
+var ErrMissingDelimiter = errors.New("missing delimiter")
+
+// ErrBadHeader is wrapped by the error of a header a line cannot hold.
+var ErrBadHeader = errors.New("bad header")
 
 // ErrRecordTooLarge is wrapped by the error of an input record larger than
 // --max-record-bytes.
@@ -86,18 +118,50 @@ type Reader interface {
 
 // NewReader returns the reader of cfg.Format for the input r named source.
 func NewReader(cfg *Config, source string, r io.Reader) (Reader, error) {
-	return newReaderSize(cfg, source, r, inputBufferSize)
+	return newReaderSize(cfg, source, r, inputBufferSize, Start{})
 }
 
-// newReaderSize is NewReader with the read buffer size given.
-func newReaderSize(cfg *Config, source string, r io.Reader, bufSize int) (Reader, error) {
+// Start says where a reader begins and who sees the bytes it consumes.
+type Start struct {
+	// After is the number of the record before the first one read: r is
+	// positioned right after it (its delimiter included). 0: the start of
+	// the source.
+	After int64
+	// Tap, when set, receives every byte the reader consumes, in order
+	// (records, delimiters, skipped records), when it consumes them: after
+	// Next returns a record, Tap has seen exactly the bytes up to the end
+	// of that record. Tap must not fail.
+	Tap io.Writer
+}
+
+// NewReaderAt is NewReader for a source read from start (a load resumed
+// after record start.After, its consumed bytes tapped).
+func NewReaderAt(cfg *Config, source string, r io.Reader, start Start) (Reader, error) {
+	return newReaderSize(cfg, source, r, inputBufferSize, start)
+}
+
+// newReaderSize is NewReaderAt with the read buffer size given.
+func newReaderSize(cfg *Config, source string, r io.Reader, bufSize int, start Start) (Reader, error) {
 	switch cfg.Format {
 	case FormatLines:
-		return newLinesReader(cfg, source, r, bufSize), nil
+		l := newLinesReader(cfg, source, r, bufSize)
+		l.number, l.split.tap = start.After, start.Tap
+		return l, nil
 	case FormatJSON:
-		return newJSONReader(cfg, source, r, bufSize), nil
+		j := newJSONReader(cfg, source, r, bufSize)
+		j.number, j.split.tap = start.After, start.Tap
+		return j, nil
 	case FormatFile:
-		return newFileReader(cfg, source, r), nil
+		f := newFileReader(cfg, source, r)
+		f.done, f.tap = start.After >= 1, start.Tap
+		return f, nil
+	case FormatLayout:
+		if cfg.Layout == nil {
+			return nil, fmt.Errorf("%w: no format string", ErrUnknownFormat)
+		}
+		l := newLayoutReader(cfg, source, r, bufSize)
+		l.number, l.tap = start.After, start.Tap
+		return l, nil
 	}
 	return nil, fmt.Errorf("--format %q: %w: want lines, json or file", cfg.Format, ErrUnknownFormat)
 }

@@ -12,6 +12,7 @@ type recordShaper struct {
 	key         []byte
 	nullMarker  []byte
 	nullEnabled bool
+	emptyAsNull bool
 	headers     []protocol.Header
 	empty       []byte // a non-nil empty value
 }
@@ -22,6 +23,7 @@ func newRecordShaper(cfg *Config) recordShaper {
 		key:         cfg.Key,
 		nullMarker:  cfg.NullMarker,
 		nullEnabled: cfg.NullEnabled,
+		emptyAsNull: cfg.EmptyAsNull,
 		headers:     cfg.Headers,
 		empty:       make([]byte, 0),
 	}
@@ -39,8 +41,8 @@ func (s *recordShaper) shape(rec *Record, key []byte, hasKey bool, value []byte)
 	rec.Value = s.nullify(value)
 }
 
-// nullify returns nil for the --null marker, and a non-nil slice for an
-// empty value.
+// nullify returns nil for the --null marker and, with EmptyAsNull, for
+// an empty slice; otherwise a non-nil slice for an empty value.
 func (s *recordShaper) nullify(b []byte) []byte {
 	if b == nil {
 		return nil
@@ -49,6 +51,9 @@ func (s *recordShaper) nullify(b []byte) []byte {
 		return nil
 	}
 	if len(b) == 0 {
+		if s.emptyAsNull {
+			return nil
+		}
 		return s.empty
 	}
 	return b

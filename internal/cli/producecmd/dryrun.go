@@ -24,6 +24,7 @@ type dryRun struct {
 	cluster *sender.MetadataPartitions // nil with --partitions
 	stopped atomic.Bool                // the run ended: the reader must not report any more
 	readErr atomic.Bool                // an input could not be read to its end
+	topics  *topicChooser
 }
 
 // runDryRun reads and routes the records of opts, prints where each would
@@ -39,8 +40,9 @@ func runDryRun(ctx context.Context, opts *config.Options, s cmdutil.Streams) int
 		return cmdutil.ExitUsage
 	}
 	defer input.Close(inputs)
+	printPrompt(s.Err, s.In, &opts.Input, inputs)
 	rep := report.New(opts.Output, s.Out, s.Err)
-	d := &dryRun{opts: opts, rep: rep}
+	d := &dryRun{opts: opts, rep: rep, topics: newTopicChooser(opts)}
 	var counts sender.PartitionCounter = sender.FixedPartitions(opts.DryRunPartitions)
 	if opts.DryRunPartitions == 0 {
 		// The admin client's Metadata never asks the broker to create a
@@ -137,9 +139,7 @@ func (d *dryRun) route(ctx context.Context, rec *input.Record) {
 	rep := report.DryRecord{Record: report.Record{Source: rec.Source, Number: rec.Number, Topic: rec.Topic,
 		Partition: rec.Partition, Offset: -1, Timestamp: rec.Timestamp, Key: rec.Key, Value: rec.Value},
 		Headers: rec.Headers}
-	if rep.Topic == "" {
-		rep.Topic = d.opts.Topic
-	}
+	rep.Topic = d.topics.choose(rec.Topic)
 	if rep.Partition < 0 {
 		rep.Partition = d.opts.Partition
 	}

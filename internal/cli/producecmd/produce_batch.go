@@ -19,11 +19,11 @@ type sendScratch struct {
 // produceBatch hands the records of one read (see input.ReadBatch) to the
 // producer at once, reporting those that fail before or when they are
 // handed over. Records that all go to --topic (lines and file input) go
-// as one run (Producer.SendRun); json records, which may name their own
-// topic and partition, one by one in one SendBatch. It returns false when
-// reading must stop.
+// as one run (Producer.SendRun); json and layout records, which may name
+// their own topic and partition, one by one in one SendBatch. It returns
+// false when reading must stop.
 func (r *producerRun) produceBatch(ctx context.Context, source int32, recs []input.Record) bool {
-	if r.opts.Input.Format != input.FormatJSON && r.opts.Topic != "" {
+	if f := r.opts.Input.Format; (f == input.FormatLines || f == input.FormatFile) && r.opts.Topic != "" {
 		return r.produceRun(ctx, source, recs)
 	}
 	return r.produceMixed(ctx, source, recs)
@@ -81,9 +81,7 @@ func (r *producerRun) produceMixed(ctx context.Context, source int32, recs []inp
 		srec.Key, srec.Value, srec.Headers = rec.Key, rec.Value, rec.Headers
 		srec.Timestamp, srec.ReadAt = rec.Timestamp, rec.ReadAt
 		srec.Position = accumulator.Position{Source: source, Record: rec.Number}
-		if srec.Topic == "" {
-			srec.Topic = r.opts.Topic
-		}
+		srec.Topic = r.topics.choose(rec.Topic)
 		if srec.Partition < 0 {
 			srec.Partition = r.opts.Partition
 		}

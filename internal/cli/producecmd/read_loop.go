@@ -23,12 +23,25 @@ const maxBatchRecords = 1024
 // readInputs reads every input in order and hands its records to the
 // producer, a read buffer's worth at a time, until the inputs end, --count
 // records were read, the run is interrupted, stdout is closed or the
-// producer stops for good. With --rate or a transaction, records go one by
-// one: each waits for its turn, or joins the open transaction.
+// producer stops for good. With --rate, --sync or a transaction, records go
+// one by one: each waits for its turn or its outcome, or joins the open
+// transaction. A resumed run (--resume) reads on after what the earlier
+// runs committed, --count counting their records too.
 func (r *producerRun) readInputs(ctx context.Context, inputs []input.Input) {
+	var skipped int64 // records of the earlier runs, counted by --count
+	if r.resume != nil {
+		skipped = r.resume.skipped
+	}
 	var b input.Batch
 	for i, in := range inputs {
-		rr, err := input.NewReader(&r.opts.Input, in.Name, in.R)
+		var start input.Start
+		if r.resume != nil {
+			if r.resume.complete[i] {
+				continue
+			}
+			start = r.resume.start(i)
+		}
+		rr, err := input.NewReaderAt(&r.opts.Input, in.Name, in.R, start)
 		if err != nil {
 			r.rep.Errorf("error: %s: %v\n", in.Name, err)
 			r.readErr.Store(true)
@@ -36,12 +49,15 @@ func (r *producerRun) readInputs(ctx context.Context, inputs []input.Input) {
 		}
 		var srec sender.Record
 		last := int64(0) // the number of the last record read from this input
-		for r.opts.Count == 0 || r.read.Load() < r.opts.Count {
+		for r.opts.Count == 0 || skipped+r.read.Load() < r.opts.Count {
 			if r.shouldStop(ctx) {
 				return
 			}
-			err := input.ReadBatch(rr, &b, r.batchLimit(r.read.Load()))
+			err := input.ReadBatch(rr, &b, r.batchLimit(skipped+r.read.Load()))
 			if errors.Is(err, io.EOF) {
+				if r.resume != nil {
+					r.resume.tracker.Complete(i)
+				}
 				break
 			}
 			if err != nil {
@@ -54,25 +70,37 @@ func (r *producerRun) readInputs(ctx context.Context, inputs []input.Input) {
 			}
 			r.read.Add(int64(len(b.Records)))
 			last = b.Records[len(b.Records)-1].Number
+			if r.resume != nil {
+				for k := range b.Records {
+					r.resume.tracker.Record(i, b.Records[k].Number)
+				}
+			}
 			switch {
 			case r.txn != nil:
 				if !r.txn.record(ctx, int32(i), &b.Records[0]) {
 					return
 				}
-			case r.pacer != nil:
+			case r.oneByOne():
 				r.produce(ctx, int32(i), &b.Records[0], &srec)
 			case !r.produceBatch(ctx, int32(i), b.Records):
 				return
 			}
 		}
 	}
+	if !r.readErr.Load() && (r.opts.Count == 0 || skipped+r.read.Load() < r.opts.Count) {
+		r.inputEnded.Store(true)
+	}
 }
 
+// oneByOne reports whether records go to the producer one at a time:
+// --rate spaces them, --sync waits for each one's outcome.
+func (r *producerRun) oneByOne() bool { return r.pacer != nil || r.opts.Sync }
+
 // batchLimit is how many records the next read may hand on at once, after
-// read records: one with --rate or a transaction, no more than --count
-// leaves.
+// read records: one with a transaction, --rate or --sync, no more than
+// --count leaves.
 func (r *producerRun) batchLimit(read int64) int {
-	if r.txn != nil || r.pacer != nil {
+	if r.txn != nil || r.oneByOne() {
 		return 1
 	}
 	if r.opts.Count > 0 {
@@ -97,9 +125,7 @@ func (r *producerRun) produce(ctx context.Context, source int32, rec *input.Reco
 		Timestamp: rec.Timestamp,
 		ReadAt:    rec.ReadAt,
 	}
-	if srec.Topic == "" {
-		srec.Topic = r.opts.Topic
-	}
+	srec.Topic = r.topics.choose(rec.Topic)
 	if srec.Partition < 0 {
 		srec.Partition = r.opts.Partition
 	}
@@ -119,6 +145,9 @@ func (r *producerRun) produce(ctx context.Context, source int32, rec *input.Reco
 			err = sendError(err)
 		} else if r.stats != nil {
 			r.stats.sent(srec.Key, srec.Value)
+		}
+		if err == nil && r.opts.Sync {
+			_ = r.prod.Flush(ctx) // --sync: its outcome before the next record is read
 		}
 	}
 	if err != nil {

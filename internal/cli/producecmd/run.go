@@ -30,6 +30,11 @@ type producerRun struct {
 	readErr atomic.Bool  // an input could not be read to its end
 	read    atomic.Int64 // records read so far
 	txn     *txnRun      // nil unless --transactional-id
+	resume  *resumeRun   // nil unless --resume
+	topics  *topicChooser
+	// inputEnded is set when reading ended at the end of every input (not
+	// at --count, not cut short).
+	inputEnded atomic.Bool
 	// sendScratch is the reading goroutine's memory for produceBatch.
 	sendScratch sendScratch
 	// completion is onCompletion's report, reused: the producer's callbacks
@@ -54,16 +59,24 @@ func runProduce(ctx context.Context, opts *config.Options, s cmdutil.Streams) in
 		return cmdutil.ExitUsage
 	}
 	defer input.Close(inputs)
+	printPrompt(s.Err, s.In, &opts.Input, inputs)
+	sizes := inputSizes(inputs)
 	statsJSON, err := openStatsJSON(opts.StatsJSON, s.Out)
 	if err != nil {
 		cmdutil.PrintError(s.Err, err)
 		return cmdutil.ExitUsage
 	}
 	defer statsJSON.close()
-	run := &producerRun{opts: opts, pacer: newPacer(opts.Rate), stats: newRunStats(opts, start), statsJSON: statsJSON}
+	run := &producerRun{opts: opts, pacer: newPacer(opts.Rate), stats: newRunStats(opts, start), statsJSON: statsJSON,
+		topics: newTopicChooser(opts)}
 	if err := run.setUp(s, inputs); err != nil {
 		cmdutil.PrintError(s.Err, err)
 		return cmdutil.ExitUsage
+	}
+	if opts.Resume {
+		if code, stop := run.startResume(ctx, inputs, sizes); stop {
+			return code
+		}
 	}
 	stopFlusher := run.rep.StartFlusher(reportFlushInterval)
 	run.prog.start(run.rep.Counts)
@@ -122,7 +135,7 @@ func (r *producerRun) setUp(s cmdutil.Streams, inputs []input.Input) error {
 	if r.opts.TransactionalID != "" {
 		r.txn = newTxnRun(r, rep.NeedsRecordBytes())
 	}
-	if !rep.PrintsDeliveries() && r.stats == nil && r.txn == nil {
+	if !rep.PrintsDeliveries() && r.stats == nil && r.txn == nil && !r.opts.Resume {
 		// -o none: a delivered batch is counted, its records are not
 		// reported one by one (failures still are).
 		cfg.Accumulator.OnDelivered = func(_ accumulator.TopicPartition, _ int64, n int) { rep.Delivered(n) }
@@ -139,8 +152,13 @@ func (r *producerRun) waiting() int64 {
 	return max(r.read.Load()-delivered-failed, 0)
 }
 
-// onCompletion is the producer's callback: one report per record.
+// onCompletion is the producer's callback: one report per record. The
+// checkpoint records of --resume get none: their failure fails their
+// transaction.
 func (r *producerRun) onCompletion(res *accumulator.Result) {
+	if r.resume != nil && res.Position.Source == r.resume.source {
+		return
+	}
 	if r.stats != nil && res.Err == nil {
 		r.stats.delivered(res)
 	}

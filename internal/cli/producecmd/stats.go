@@ -95,6 +95,7 @@ func readTime(res *accumulator.Result, ackAt time.Time) time.Time {
 type StatsSummary struct {
 	RecordsDelivered int64        `json:"records_delivered"`
 	RecordsFailed    int64        `json:"records_failed"`
+	RecordsSkipped   int64        `json:"records_skipped"` // committed by earlier runs (--resume), not produced again
 	RecordBytes      int64        `json:"record_bytes"`
 	WireBytes        int64        `json:"wire_bytes"`
 	WallTimeMs       float64      `json:"wall_time_ms"`
@@ -152,7 +153,11 @@ func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 
 // appendText appends the summary as the lines --stats prints.
 func (sum *StatsSummary) appendText(b []byte) []byte {
-	b = fmt.Appendf(b, "stats: records   %d delivered, %d failed\n", sum.RecordsDelivered, sum.RecordsFailed)
+	b = fmt.Appendf(b, "stats: records   %d delivered, %d failed", sum.RecordsDelivered, sum.RecordsFailed)
+	if sum.RecordsSkipped > 0 {
+		b = fmt.Appendf(b, ", %d skipped (committed by an earlier run)", sum.RecordsSkipped)
+	}
+	b = append(b, '\n')
 	b = fmt.Appendf(b, "stats: bytes     %d of keys and values, %d on the wire\n", sum.RecordBytes, sum.WireBytes)
 	b = fmt.Appendf(b, "stats: time      %s, %.1f records/s, %.2f MB/s\n",
 		time.Duration(sum.WallTimeMs*float64(time.Millisecond)).Round(time.Millisecond), sum.RecordsPerSec, sum.MBPerSec)
@@ -226,6 +231,9 @@ func (r *producerRun) reportStats() (failed bool) {
 	}
 	delivered, failedRecords := r.rep.Counts()
 	sum := r.stats.summary(delivered, failedRecords, r.prod.Stats(), time.Now())
+	if r.resume != nil {
+		sum.RecordsSkipped = r.resume.skipped
+	}
 	if r.opts.Stats {
 		r.rep.Errorf("%s", sum.appendText(nil))
 	}

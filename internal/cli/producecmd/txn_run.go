@@ -100,25 +100,23 @@ func (t *txnRun) record(ctx context.Context, source int32, rec *input.Record) bo
 	t.r.produce(ctx, source, rec, &srec)
 	t.count++
 	if reason := t.firstFailure(); reason != "" {
-		t.end(ctx, reason)
+		t.end(ctx, reason, false)
 		return false
 	}
 	if t.limit > 0 && t.count >= t.limit {
-		return t.end(ctx, "")
+		return t.end(ctx, "", false)
 	}
 	return true
 }
 
 // finish ends the open transaction once reading is over: it commits
 // unless the run was interrupted, the producer stopped, an input could not
-// be read or a record failed.
+// be read or a record failed. A resumed load read to its end whose last
+// transaction ended before the end was known gets one more transaction,
+// holding only the checkpoint that says it is done.
 func (t *txnRun) finish(ctx context.Context) {
 	t.ctl.Lock()
 	defer t.ctl.Unlock()
-	if t.stopped || !t.open {
-		t.stopped = true
-		return
-	}
 	reason := t.firstFailure()
 	switch {
 	case ctx.Err() != nil:
@@ -128,21 +126,46 @@ func (t *txnRun) finish(ctx context.Context) {
 	case t.r.readErr.Load():
 		reason = "the input could not be read to its end"
 	}
-	t.end(ctx, reason)
+	if !t.stopped && !t.open && reason == "" && t.r.inputEnded.Load() && t.r.resume != nil && !t.r.resume.lastDone {
+		if err := t.r.prod.BeginTransaction(); err != nil {
+			t.r.rep.Errorf("error: the closing checkpoint: %v\n", err)
+			t.aborted = true
+		} else {
+			t.open, t.count = true, 0
+		}
+	}
+	if t.stopped || !t.open {
+		t.stopped = true
+		return
+	}
+	t.end(ctx, reason, t.r.inputEnded.Load())
 	t.stopped = true
 }
 
 // end commits the open transaction when reason is "" and aborts it
-// otherwise (or when the commit fails), then reports its records. It
-// returns whether the run goes on. t.ctl must be held.
-func (t *txnRun) end(ctx context.Context, reason string) bool {
+// otherwise (or when the commit fails), then reports its records. With
+// --resume the commit carries the checkpoint of what was read so far,
+// done when the whole input was. It returns whether the run goes on.
+// t.ctl must be held.
+func (t *txnRun) end(ctx context.Context, reason string, done bool) bool {
 	ectx, cancel := endContext(ctx, t.r.opts.CloseTimeout, t.r.opts.DeliveryTimeout+t.r.opts.RequestTimeout)
 	defer cancel()
 	t.open = false
+	final := t.count == 0 // the closing checkpoint of a resumed load
+	if reason == "" && t.r.resume != nil {
+		if err := t.r.resume.sendCheckpoint(ectx, done, final); err != nil {
+			reason = err.Error()
+		}
+	}
 	if reason == "" {
 		err := t.r.prod.CommitTransaction(ectx)
 		if err == nil {
-			t.committedTxns++
+			if t.r.resume != nil {
+				t.r.resume.committed(done, final)
+			}
+			if !final {
+				t.committedTxns++
+			}
 			t.committedRecords += int64(t.release(""))
 			return true
 		}

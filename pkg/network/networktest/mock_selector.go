@@ -238,6 +238,7 @@ func DefaultApiVersions() *protocol.ApiVersionsResponse {
 		protocol.KeyProduce, protocol.KeyMetadata, protocol.KeySaslHandshake, protocol.KeyApiVersions,
 		protocol.KeyCreateTopics, protocol.KeyInitProducerId, protocol.KeySaslAuthenticate,
 		protocol.KeyFindCoordinator, protocol.KeyAddPartitionsToTxn, protocol.KeyEndTxn,
+		protocol.KeyFetch, protocol.KeyListOffsets,
 	} {
 		if v, ok := protocol.ClientVersions(key); ok {
 			resp.ApiKeys = append(resp.ApiKeys, protocol.ApiVersionsResponseKey{ApiKey: int16(key), MinVersion: v.Min, MaxVersion: v.Max})

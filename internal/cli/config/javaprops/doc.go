@@ -1,11 +1,19 @@
-// Package javaprops reads what users of Kafka's Java client bring with
+// Package javaprops reads what users of other Kafka tools bring with
 // them: .properties files (parsed as java.util.Properties.load does, with
-// line numbers), producer property names and what each means to kproduce,
-// the security properties (security.protocol, sasl.*, ssl.*, JAAS), and
-// the redaction of their secrets for logs.
+// line numbers), and one table of property names (the Java client's,
+// librdkafka's as kcat takes them, rpk's, and kafka-console-producer's
+// line reader's) with what each means to kproduce. The table drives the
+// mapping (Map), the help (WriteHelp, kproduce -X help) and the tests. It
+// also resolves the properties read together: the security properties
+// (security.protocol, sasl.*, ssl.*, JAAS) and the line reader's; and it
+// redacts secrets for logs.
 //
 // Invariants: an error never quotes a secret (a password, or a value of a
-// JAAS option); a property is either mapped onto a kproduce option, kept
-// as a security property, or reported (unknown or without effect), never
-// dropped silently.
+// JAAS option); a property is mapped onto a kproduce option, resolved with
+// the others of its kind, accepted silently because it has no meaning for
+// a command line (serializers, interceptors), or reported (a warning when
+// unknown or a performance knob without an equivalent, an error when its
+// value cannot be honoured); a property that changes where records go,
+// how the connection is secured or whether records are delivered is never
+// ignored.
 package javaprops

@@ -1,90 +1,61 @@
 package javaprops
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
 
-// Kind says what kproduce does with a Java producer property.
-type Kind int
+// Mapping is what one property given by the user means: its row's kind
+// and, for a mapped property, the option it sets and the value in the
+// option's syntax.
+type Mapping struct {
+	Kind Kind
+	// Key is the option (Mapped), or the property's name (Security,
+	// Reader: they are resolved together).
+	Key string
+	// Value is the option's value (Mapped) or the property's value.
+	Value string
+	// Warning, when not empty, is printed once: the property has no
+	// effect (Unknown, Knob, or a value without an equivalent).
+	Warning string
+}
 
-const (
-	Unknown  Kind = iota // not known: a warning
-	Mapped               // the same as a kproduce option
-	Security             // kept verbatim in Options.JavaSecurity
-	Ignored              // known, has no meaning here: a warning
-)
-
-// Map says what a Java producer property means to kproduce. For
-// a mapped property it returns the option key and the value in the
-// option's syntax (Java's *.ms milliseconds become Go durations).
-func Map(name, value string) (kind Kind, key, val string, err error) {
-	value = strings.TrimSpace(value)
-	switch name {
-	case "bootstrap.servers":
-		return Mapped, "brokers", value, nil
-	case "acks":
-		return Mapped, "acks", value, nil
-	case "batch.size":
-		return Mapped, "batch-size", value, nil
-	case "buffer.memory":
-		return Mapped, "buffer-memory", value, nil
-	case "max.request.size":
-		return Mapped, "max-request-size", value, nil
-	case "compression.type":
-		return Mapped, "compression", value, nil
-	case "enable.idempotence":
-		return Mapped, "idempotence", value, nil
-	case "max.in.flight.requests.per.connection":
-		return Mapped, "max-in-flight", value, nil
-	case "client.id":
-		return Mapped, "client-id", value, nil
-	case "transactional.id":
-		return Mapped, "transactional-id", value, nil
-	case "linger.ms", "delivery.timeout.ms", "request.timeout.ms", "retry.backoff.ms", "metadata.max.age.ms", "transaction.timeout.ms",
-		"max.block.ms":
-		d, err := millis(value)
-		if err != nil {
-			return Mapped, "", "", fmt.Errorf("%s=%q: %w", name, value, err)
+// Map says what the property name=value means to kproduce. where names
+// its source for warnings ("-X", "file.properties:3"). The error, for a
+// value that does not parse or a setting kproduce cannot honour, names
+// the property; it never quotes the value of a password.
+func Map(where, name, value string) (Mapping, error) {
+	p, ok := Lookup(name)
+	if !ok || p.Kind != Reader {
+		value = strings.TrimSpace(value) // a separator may be a space
+	}
+	if !ok {
+		switch {
+		case strings.HasPrefix(name, "ssl.") || strings.HasPrefix(name, "sasl."):
+			// Resolved with the others: unknown ones are warned about
+			// there, with the security protocol in view.
+			return Mapping{Kind: Security, Key: name, Value: value}, nil
 		}
-		return Mapped, javaMillisOption(name), d, nil
-	case "security.protocol", "sasl.mechanism", "sasl.jaas.config":
-		return Security, name, value, nil
-	case "partitioner.class", "key.serializer", "value.serializer":
-		return Ignored, "", "", nil
+		return Mapping{Kind: Unknown, Warning: fmt.Sprintf("%s: unknown property %s; ignored (kproduce -X help lists the known ones)", where, name)}, nil
 	}
-	if strings.HasPrefix(name, "ssl.") {
-		return Security, name, value, nil
+	switch p.Kind {
+	case Security, Reader:
+		return Mapping{Kind: p.Kind, Key: name, Value: value}, nil
+	case Knob:
+		return Mapping{Kind: Knob, Warning: fmt.Sprintf("%s: %s has no equivalent in kproduce (%s); ignored", where, name, p.Meaning)}, nil
 	}
-	return Unknown, "", "", nil
-}
-
-// javaMillisOption is the option of a Java *.ms property.
-func javaMillisOption(name string) string {
-	switch name {
-	case "linger.ms":
-		return "linger"
-	case "delivery.timeout.ms":
-		return "delivery-timeout"
-	case "request.timeout.ms":
-		return "request-timeout"
-	case "retry.backoff.ms":
-		return "retry-backoff"
-	case "transaction.timeout.ms":
-		return "transaction-timeout"
-	case "max.block.ms":
-		// The Java producer's bound on a send waiting for the cluster's
-		// metadata: with an unreachable cluster, what the bootstrap
-		// timeout bounds.
-		return "bootstrap-timeout"
+	v := value
+	if p.Parse != nil {
+		var err error
+		if v, err = p.Parse(value); errors.Is(err, ErrNoEquivalent) {
+			return Mapping{Kind: Knob, Warning: fmt.Sprintf("%s: %s=%s: %v; ignored", where, name, value, err)}, nil
+		} else if err != nil {
+			return Mapping{}, fmt.Errorf("%s: %s=%q: %w", where, name, value, err)
+		}
 	}
-	return "metadata-max-age"
-}
-
-// Warning is the warning for a property that is not mapped.
-func Warning(kind Kind, where, name string) string {
-	if kind == Ignored {
-		return fmt.Sprintf("%s: Java property %s has no effect in kproduce; ignored", where, name)
+	if p.Kind == Accepted {
+		return Mapping{Kind: Accepted}, nil
 	}
-	return fmt.Sprintf("%s: unknown Java property %s; ignored", where, name)
+	return Mapping{Kind: Mapped, Key: p.Option, Value: v}, nil
 }

@@ -7,13 +7,12 @@ import (
 )
 
 func TestMillis(t *testing.T) {
-	got, err := millis("1500")
-	assert.NoError(t, err)
-	assert.Equal(t, "1.5s", got)
-	got, err = millis("0")
-	assert.NoError(t, err)
-	assert.Equal(t, "0s", got)
-	for _, in := range []string{"-1", "5ms", "1.5", "", "9223372036854775807"} {
+	for in, want := range map[string]string{"1500": "1.5s", "0": "0s", " 20 ": "20ms", "0.5": "500µs", "2.25": "2.25ms"} {
+		got, err := millis(in)
+		assert.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"-1", "5ms", "", "9223372036854775807", "1e3", "NaN", "Inf", "0x10"} {
 		_, err := millis(in)
 		assert.ErrorIs(t, err, ErrBadValue, in)
 	}

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kproduce/kproduce/internal/tlsconf"
 	"github.com/kproduce/kproduce/pkg/network"
 )
 
@@ -39,29 +38,40 @@ type SecuritySettings struct {
 	Warnings []string
 }
 
-// ResolveSecurity reads the Java security properties the way the Java
-// producer does: security.protocol decides whether the sasl.* and ssl.*
-// properties apply (without it, the protocol is PLAINTEXT and they have no
-// effect). Errors never quote secrets.
-func ResolveSecurity(props map[string]string) (*SecuritySettings, error) {
+// SecurityContext says whether kproduce's own options (flags, environment,
+// config file keys, not properties) turn TLS and SASL on. It decides
+// whether the ssl.* and sasl.* properties apply when security.protocol is
+// not given.
+type SecurityContext struct {
+	TLS, SASL bool
+}
+
+// ResolveSecurity reads the security properties (Java's and librdkafka's
+// names) the way both clients do: security.protocol decides whether the
+// sasl.* and ssl.* properties apply; without it, kproduce's own options
+// do (--tls, the --tls-* options, --sasl-mechanism), and otherwise the
+// connection is plaintext and they have no effect. Errors never quote
+// secrets.
+func ResolveSecurity(props map[string]string, ctx SecurityContext) (*SecuritySettings, error) {
 	js := &SecuritySettings{Protocol: strings.ToUpper(strings.TrimSpace(props["security.protocol"]))}
+	useSSL, useSASL := ctx.TLS, ctx.SASL
 	switch js.Protocol {
 	case "":
 	case protocolPlaintext, protocolSASLPlaintext:
 		js.add("tls", "false", "security.protocol")
+		useSSL, useSASL = false, js.Protocol == protocolSASLPlaintext
 	case protocolSSL, protocolSASLSSL:
 		js.add("tls", "true", "security.protocol")
+		useSSL, useSASL = true, js.Protocol == protocolSASLSSL
 	default:
 		return nil, fmt.Errorf("security.protocol %q: %w: want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", props["security.protocol"], ErrBadValue)
 	}
-	useSASL := js.Protocol == protocolSASLPlaintext || js.Protocol == protocolSASLSSL
-	useSSL := js.Protocol == protocolSSL || js.Protocol == protocolSASLSSL
 	for _, name := range slices.Sorted(maps.Keys(props)) {
 		switch {
 		case strings.HasPrefix(name, "sasl.") && !useSASL:
-			js.Warnings = append(js.Warnings, fmt.Sprintf("Java property %s has no effect without security.protocol=SASL_PLAINTEXT or SASL_SSL; ignored", name))
-		case strings.HasPrefix(name, "ssl.") && !useSSL:
-			js.Warnings = append(js.Warnings, fmt.Sprintf("Java property %s has no effect without security.protocol=SSL or SASL_SSL; ignored", name))
+			js.Warnings = append(js.Warnings, fmt.Sprintf("property %s has no effect without security.protocol=SASL_PLAINTEXT or SASL_SSL (or --sasl-mechanism); ignored", name))
+		case (strings.HasPrefix(name, "ssl.") || name == "enable.ssl.certificate.verification") && !useSSL:
+			js.Warnings = append(js.Warnings, fmt.Sprintf("property %s has no effect without security.protocol=SSL or SASL_SSL (or --tls); ignored", name))
 		}
 	}
 	if useSASL {
@@ -82,113 +92,64 @@ func (js *SecuritySettings) add(key, value string, props ...string) {
 	js.Derived = append(js.Derived, Derived{Key: key, Value: value, Props: props})
 }
 
-// readSASL maps sasl.mechanism and sasl.jaas.config.
+// lookupAny returns the first of names that props holds.
+func lookupAny(props map[string]string, names ...string) (name, value string, ok bool) {
+	for _, n := range names {
+		if v, ok := props[n]; ok {
+			return n, v, true
+		}
+	}
+	return "", "", false
+}
+
+// readSASL maps the mechanism (sasl.mechanism, or librdkafka's
+// sasl.mechanisms), sasl.jaas.config and librdkafka's sasl.username and
+// sasl.password.
 func (js *SecuritySettings) readSASL(props map[string]string) error {
-	if m, ok := props["sasl.mechanism"]; ok {
+	if name, m, ok := lookupAny(props, "sasl.mechanism", "sasl.mechanisms"); ok {
 		m = strings.ToUpper(strings.TrimSpace(m))
 		if !slices.Contains(network.SASLMechanisms(), m) {
-			return fmt.Errorf("sasl.mechanism %q: %w: kproduce supports %s", m, ErrBadValue, strings.Join(network.SASLMechanisms(), ", "))
+			return fmt.Errorf("%s %q: %w: kproduce supports %s", name, m, ErrBadValue, strings.Join(network.SASLMechanisms(), ", "))
 		}
-		js.add("sasl-mechanism", m, "sasl.mechanism")
+		js.add("sasl-mechanism", m, name)
 	}
 	if text, ok := props["sasl.jaas.config"]; ok {
-		jaas, err := ParseJAAS(text)
-		if err != nil {
-			return fmt.Errorf("sasl.jaas.config: %w", err)
-		}
-		module := jaas.Module[strings.LastIndexByte(jaas.Module, '.')+1:]
-		if module != "PlainLoginModule" && module != "ScramLoginModule" {
-			return fmt.Errorf("sasl.jaas.config: login module %s is not supported: kproduce supports PlainLoginModule and ScramLoginModule", jaas.Module)
-		}
-		if strings.EqualFold(jaas.Options["tokenauth"], "true") {
-			return fmt.Errorf("sasl.jaas.config: delegation tokens (tokenauth=true) are not supported")
-		}
-		if u, ok := jaas.Options["username"]; ok {
-			js.add("sasl-username", u, "sasl.jaas.config")
-		}
-		if p, ok := jaas.Options["password"]; ok {
-			js.add("sasl-password", p, "sasl.jaas.config")
+		if err := js.readJAAS(text); err != nil {
+			return err
 		}
 	}
+	if u, ok := props["sasl.username"]; ok {
+		js.add("sasl-username", u, "sasl.username")
+	}
+	if p, ok := props["sasl.password"]; ok {
+		js.add("sasl-password", p, "sasl.password")
+	}
 	for _, name := range slices.Sorted(maps.Keys(props)) {
-		if strings.HasPrefix(name, "sasl.") && name != "sasl.mechanism" && name != "sasl.jaas.config" {
-			js.Warnings = append(js.Warnings, fmt.Sprintf("Java property %s has no effect in kproduce; ignored", name))
+		if p, known := Lookup(name); strings.HasPrefix(name, "sasl.") && (!known || p.Kind != Security) {
+			js.Warnings = append(js.Warnings, fmt.Sprintf("property %s has no effect in kproduce; ignored", name))
 		}
 	}
 	return nil
 }
 
-// readSSL maps the ssl.* properties: PEM stores, the key password and
-// host name verification.
-func (js *SecuritySettings) readSSL(props map[string]string) error {
-	if err := js.readStore(props, "truststore", "tls-ca"); err != nil {
-		return err
+// readJAAS maps the user name and password of sasl.jaas.config.
+func (js *SecuritySettings) readJAAS(text string) error {
+	jaas, err := ParseJAAS(text)
+	if err != nil {
+		return fmt.Errorf("sasl.jaas.config: %w", err)
 	}
-	if err := js.readStore(props, "keystore", "tls-cert", "tls-key"); err != nil {
-		return err
+	module := jaas.Module[strings.LastIndexByte(jaas.Module, '.')+1:]
+	if module != "PlainLoginModule" && module != "ScramLoginModule" {
+		return fmt.Errorf("sasl.jaas.config: login module %s is not supported: kproduce supports PlainLoginModule and ScramLoginModule", jaas.Module)
 	}
-	if pw, ok := props["ssl.key.password"]; ok {
-		if _, keystore := props["ssl.keystore.location"]; keystore {
-			js.add("tls-key-password", pw, "ssl.key.password")
-		}
+	if strings.EqualFold(jaas.Options["tokenauth"], "true") {
+		return fmt.Errorf("sasl.jaas.config: delegation tokens (tokenauth=true) are not supported")
 	}
-	if alg, ok := props["ssl.endpoint.identification.algorithm"]; ok {
-		switch strings.ToLower(strings.TrimSpace(alg)) {
-		case "":
-			js.SkipHostnameVerify = true
-		case "https":
-		default:
-			js.Warnings = append(js.Warnings, fmt.Sprintf("ssl.endpoint.identification.algorithm %q is unknown; the host name is verified", alg))
-		}
+	if u, ok := jaas.Options["username"]; ok {
+		js.add("sasl-username", u, "sasl.jaas.config")
 	}
-	for _, name := range slices.Sorted(maps.Keys(props)) {
-		if strings.HasPrefix(name, "ssl.") && !isMappedSSLProperty(name) {
-			js.Warnings = append(js.Warnings, fmt.Sprintf("Java property %s has no effect in kproduce (TLS 1.2 or later with Go's defaults); ignored", name))
-		}
-	}
-	return nil
-}
-
-// isMappedSSLProperty reports whether readSSL uses name (or ignores it on
-// purpose: a PEM store has no store password).
-func isMappedSSLProperty(name string) bool {
-	switch name {
-	case "ssl.truststore.location", "ssl.truststore.type", "ssl.truststore.password",
-		"ssl.keystore.location", "ssl.keystore.type", "ssl.keystore.password",
-		"ssl.key.password", "ssl.endpoint.identification.algorithm":
-		return true
-	}
-	return false
-}
-
-// readStore maps ssl.<store>.location onto options when the store is PEM.
-// A JKS or PKCS12 store is an error saying how to convert it; inline PEM
-// (ssl.truststore.certificates, ssl.keystore.key) is not supported.
-func (js *SecuritySettings) readStore(props map[string]string, store string, keys ...string) error {
-	for _, inline := range []string{"ssl." + store + ".certificates", "ssl." + store + ".certificate.chain", "ssl." + store + ".key"} {
-		if _, ok := props[inline]; ok {
-			return fmt.Errorf("%s (PEM in the property) is not supported: put the PEM in a file and give ssl.%s.location with ssl.%s.type=PEM",
-				inline, store, store)
-		}
-	}
-	location, ok := props["ssl."+store+".location"]
-	if !ok {
-		return nil
-	}
-	location = strings.TrimSpace(location)
-	switch typ := strings.ToUpper(strings.TrimSpace(props["ssl."+store+".type"])); typ {
-	case "", "PEM":
-	case "JKS", "PKCS12":
-		format := tlsconf.FormatJKS
-		if typ == "PKCS12" {
-			format = tlsconf.FormatPKCS12
-		}
-		return fmt.Errorf("ssl.%s.type=%s: kproduce reads PEM stores only. %s", store, typ, tlsconf.ConvertHint(store, format))
-	default:
-		return fmt.Errorf("ssl.%s.type %q: %w: want PEM", store, typ, ErrBadValue)
-	}
-	for _, key := range keys {
-		js.add(key, location, "ssl."+store+".location", "ssl."+store+".type")
+	if p, ok := jaas.Options["password"]; ok {
+		js.add("sasl-password", p, "sasl.jaas.config")
 	}
 	return nil
 }

@@ -1,0 +1,103 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/kproduce/kproduce/internal/cli/input"
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// readInput reads how input is split into records. requireTopic says a
+// topic is needed unless every record can name its own.
+func (r *optionReader) readInput(o *Options, requireTopic bool) {
+	r.readFormat(o)
+	o.Input.Delimiter = r.escaped("delimiter")
+	if len(o.Input.Delimiter) == 0 && !r.failed("delimiter") {
+		r.fail("delimiter", fmt.Errorf("%w: must not be empty", ErrBadValue))
+	}
+	r.readLineSplits(o)
+	if r.vals.IsSet("key") {
+		o.Input.Key = []byte(r.str("key"))
+	}
+	for _, h := range r.list("header") {
+		k, v, ok := splitHeader(h)
+		if !ok {
+			r.failValue("header", h, fmt.Errorf("%w: want KEY=VALUE or KEY:VALUE", ErrBadValue))
+			continue
+		}
+		o.Input.Headers = append(o.Input.Headers, protocol.Header{Key: k, Value: []byte(v)})
+	}
+	if r.vals.IsSet("null") {
+		o.Input.NullEnabled, o.Input.NullMarker = true, []byte(r.str("null"))
+	}
+	o.Input.EmptyAsNull = r.boolean("tombstone")
+	o.Input.SkipEmpty = r.boolean("skip-empty")
+	o.Input.MaxRecordBytes = r.size("max-record-bytes", 1, math.MaxInt64)
+	o.Count = r.integer("count", 0, math.MaxInt64)
+	if requireTopic && o.Topic == "" && !o.Input.CanNameTopics() && !r.failed("format") {
+		r.fail("topic", fmt.Errorf("%w: a topic is required (only json records and format strings with %%t can name their own)", ErrBadValue))
+	}
+}
+
+// readFormat reads -f: a format name, or an rpk-style format string
+// (anything with a % verb).
+func (r *optionReader) readFormat(o *Options) {
+	f := r.str("format")
+	if !strings.Contains(f, "%") {
+		o.Input.Format = r.oneOf("format", input.Formats()...)
+		return
+	}
+	layout, err := input.ParseLayout(f)
+	if err != nil {
+		r.failValue("format", f, err)
+		return
+	}
+	o.Input.Format, o.Input.Layout = input.FormatLayout, layout
+	if r.vals.IsSet("delimiter") {
+		r.fail("delimiter", fmt.Errorf("%w: a format string says where records end (write the delimiter in it, e.g. '%%v\\n')", ErrBadValue))
+	}
+}
+
+// readLineSplits reads what splits a line into headers, key and value:
+// -K, --header-delimiter and their separators, for the lines format only.
+func (r *optionReader) readLineSplits(o *Options) {
+	in := &o.Input
+	if r.vals.IsSet("key-delimiter") {
+		in.KeyDelimiter = r.escaped("key-delimiter")
+		if len(in.KeyDelimiter) == 0 {
+			in.KeyDelimiter = nil // an empty -K means no split
+		} else if in.Format != input.FormatLines {
+			r.fail("key-delimiter", fmt.Errorf("%w: only the lines format splits keys", ErrBadValue))
+		}
+	}
+	if r.vals.IsSet("header-delimiter") {
+		in.HeaderDelimiter = r.escaped("header-delimiter")
+		if len(in.HeaderDelimiter) == 0 {
+			in.HeaderDelimiter = nil
+		} else if in.Format != input.FormatLines {
+			r.fail("header-delimiter", fmt.Errorf("%w: only the lines format has headers on each line", ErrBadValue))
+		}
+	}
+	in.HeaderSeparator = r.escaped("header-separator")
+	in.HeaderKeySeparator = r.escaped("header-key-separator")
+	if in.HeaderDelimiter != nil {
+		for _, key := range []string{"header-separator", "header-key-separator"} {
+			if v := r.escaped(key); len(v) == 0 && !r.failed(key) {
+				r.fail(key, fmt.Errorf("%w: must not be empty with --header-delimiter", ErrBadValue))
+			}
+		}
+	}
+	in.RequireDelimiters = r.boolean("require-delimiters")
+}
+
+// splitHeader splits a -H header at its first '=' or ':' (kcat writes
+// KEY=VALUE, rpk KEY:VALUE).
+func splitHeader(h string) (key, value string, ok bool) {
+	i := strings.IndexAny(h, "=:")
+	if i <= 0 {
+		return "", "", false
+	}
+	return h[:i], h[i+1:], true
+}

@@ -1,0 +1,99 @@
+package config
+
+import (
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kproduce/kproduce/internal/cli/config/javaprops"
+)
+
+// origin says where an option's effective value came from: "flag
+// --linger", "-X linger.ms", "env KPRODUCE_LINGER", "file:line" (with
+// the profile), or "default", following the precedence of
+// layeredValues.
+func (r *resolver) origin(key string) string {
+	if r.vals.flagChanged(key) {
+		return "flag --" + key
+	}
+	if o, ok := r.overrides[key]; ok {
+		return o
+	}
+	if v, ok := os.LookupEnv(envName(key)); ok && v != "" {
+		return "env " + envName(key)
+	}
+	if o, ok := r.file.origins[key]; ok {
+		return o
+	}
+	return "default"
+}
+
+// Setting is one option's effective value and where it came from.
+type Setting struct {
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+	Origin string `json:"origin"`
+}
+
+// Description is the effective configuration of the produce command, as
+// kproduce config prints it.
+type Description struct {
+	// ConfigFile is the config file read ("" when none) and
+	// ConfigOrigin how it was chosen.
+	ConfigFile   string `json:"config_file"`
+	ConfigOrigin string `json:"config_file_origin"`
+	// Profile is the profile applied, "" when none.
+	Profile  string    `json:"profile"`
+	Settings []Setting `json:"settings"`
+}
+
+// Describe resolves the produce command's options from the flags fs
+// (defined by AddFlags) as Load does, a topic not required, and returns
+// every option's effective value and origin, secrets redacted. Warnings
+// go to stderr; its errors are usage errors.
+func Describe(fs *pflag.FlagSet, stderr io.Writer) (*Description, error) {
+	r, err := resolve(fs, stderr, func(vals optionValues) (*Connection, []string, error) {
+		o, warnings, err := buildOptions(vals, nil, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &o.Connection, warnings, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	d := &Description{ConfigFile: r.configFile, ConfigOrigin: r.configOrigin, Profile: r.file.profile}
+	for _, spec := range optionSpecs() {
+		d.Settings = append(d.Settings, Setting{Name: spec.Name, Value: r.displayValue(spec), Origin: r.origin(spec.Name)})
+	}
+	return d, nil
+}
+
+// secretOptions hold passwords.
+func secretOptions() []string { return []string{"tls-key-password", "sasl-password"} }
+
+// displayValue is an option's effective value as text, secrets redacted.
+func (r *resolver) displayValue(spec optionSpec) string {
+	v := r.vals.Get(spec.Name)
+	var s string
+	if spec.Kind == kindList || spec.Kind == kindArray {
+		l, _ := toList(v, spec.Kind == kindList)
+		if spec.Name == "property" {
+			for i, p := range l {
+				name, value, _ := strings.Cut(p, "=")
+				l[i] = name + "=" + javaprops.Redact(map[string]string{name: value})[name]
+			}
+		}
+		s = strings.Join(l, ",")
+	} else {
+		s, _ = toString(v)
+	}
+	for _, secret := range secretOptions() {
+		if spec.Name == secret && s != "" {
+			return javaprops.Redacted
+		}
+	}
+	return s
+}

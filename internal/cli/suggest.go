@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/cli/config"
+)
+
+// flagError makes a flag error a usage error and, for an unknown flag,
+// says what to use: what kproduce offers for another tool's flag, or the
+// nearest flag of the command.
+func flagError(cmd *cobra.Command, err error) error {
+	if hint := unknownFlagHint(cmd, err.Error()); hint != "" {
+		return cmdutil.UsageErrorf("%w; %s", err, hint)
+	}
+	return cmdutil.AsUsageError(err)
+}
+
+// unknownFlagHint is the hint for pflag's unknown flag message, "" when
+// there is none.
+func unknownFlagHint(cmd *cobra.Command, msg string) string {
+	var name string
+	switch {
+	case strings.HasPrefix(msg, "unknown flag: --"):
+		name = strings.TrimPrefix(msg, "unknown flag: ")
+		name, _, _ = strings.Cut(name, "=")
+	case strings.HasPrefix(msg, "unknown shorthand flag: '") && len(msg) > len("unknown shorthand flag: 'x"):
+		name = "-" + string(msg[len("unknown shorthand flag: '")])
+	default:
+		return ""
+	}
+	if hint := config.FlagHint(name); hint != "" {
+		return hint
+	}
+	if !strings.HasPrefix(name, "--") {
+		return ""
+	}
+	// Other tools' spellings count: kproduce accepts them
+	// (--bootstrap-servers is near --bootstrap-server).
+	names := config.AliasNames()
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	if near := cmdutil.Nearest(strings.TrimPrefix(name, "--"), names, 2); near != "" {
+		return fmt.Sprintf("did you mean --%s?", near)
+	}
+	return ""
+}

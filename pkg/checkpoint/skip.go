@@ -1,0 +1,122 @@
+package checkpoint
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// skipBuffer is the read size of Skip: large reads keep the hashing at
+// the speed of SHA-256.
+const skipBuffer = 256 << 10
+
+// ErrMismatch is wrapped by every error saying that the input of a
+// resumed run is not what the earlier run committed.
+var ErrMismatch = errors.New("the input differs from what the earlier run committed")
+
+// MismatchError says which source differs from the checkpoint, and where.
+type MismatchError struct {
+	Source string // the source's name
+	Index  int    // its place among the inputs, from 1
+	What   string // what differs and where
+}
+
+// Error names the source and the difference.
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("%s (input %d): %s", e.Source, e.Index, e.What)
+}
+
+// Unwrap returns ErrMismatch.
+func (e *MismatchError) Unwrap() error { return ErrMismatch }
+
+// Skip reads the first src.Bytes bytes of r into a new SHA-256 and checks
+// them against src; for a source read to its end (src.Complete) it also
+// checks that r ends there. It returns the hash state, to go on hashing
+// the bytes that follow. index is the source's place among the inputs
+// (from 1), for the error. Only a buffer's worth of r is held at a time.
+func Skip(r io.Reader, src *Source, index int) (hash.Hash, error) {
+	h := sha256.New()
+	buf := make([]byte, skipBuffer)
+	n, err := io.CopyBuffer(h, io.LimitReader(r, src.Bytes), buf)
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the part committed by the earlier run: %w", src.Name, err)
+	}
+	mismatch := func(format string, args ...any) error {
+		return &MismatchError{Source: src.Name, Index: index, What: fmt.Sprintf(format, args...)}
+	}
+	if n < src.Bytes {
+		return nil, mismatch("ends at byte %d, before the %d bytes (%d records) the earlier run committed",
+			n, src.Bytes, src.Records)
+	}
+	if sum := hex.EncodeToString(h.Sum(nil)); sum != src.SHA256 {
+		return nil, mismatch("its first %d bytes (records 1 to %d) are not the bytes the earlier run committed (sha256 %s, the earlier run's %s)",
+			src.Bytes, src.Records, sum[:12], src.SHA256[:12])
+	}
+	if src.Complete {
+		var one [1]byte
+		if m, _ := io.ReadFull(r, one[:]); m > 0 {
+			return nil, mismatch("has grown: the earlier run read it to its end at byte %d", src.Bytes)
+		}
+	}
+	return h, nil
+}
+
+// CheckInputs checks that a run's inputs (names in order) and options are
+// those of the load cp records: the same options, and the checkpoint's
+// sources first among the inputs, in the same order. A finished load must
+// have no more inputs than it read.
+func CheckInputs(cp *Checkpoint, names []string, options map[string]string) error {
+	if keys := differingKeys(cp.Options, options); len(keys) > 0 {
+		var parts []string
+		for _, k := range keys {
+			parts = append(parts, fmt.Sprintf("%s %q (earlier run: %q)", k, options[k], cp.Options[k]))
+		}
+		return fmt.Errorf("%w: options differ: %s", ErrMismatch, strings.Join(parts, ", "))
+	}
+	if len(cp.Sources) > len(names) {
+		return fmt.Errorf("%w: the earlier run read %d inputs (%s), this run names %d", ErrMismatch,
+			len(cp.Sources), sourceNames(cp.Sources), len(names))
+	}
+	for i, s := range cp.Sources {
+		if names[i] != s.Name {
+			return &MismatchError{Source: names[i], Index: i + 1, What: fmt.Sprintf("the earlier run read %s as input %d", s.Name, i+1)}
+		}
+	}
+	if cp.Done && len(names) > len(cp.Sources) {
+		return fmt.Errorf("%w: the earlier run finished its load of %d inputs (%s), this run names %d", ErrMismatch,
+			len(cp.Sources), sourceNames(cp.Sources), len(names))
+	}
+	return nil
+}
+
+// differingKeys lists, sorted, the keys whose values differ between a and
+// b.
+func differingKeys(a, b map[string]string) []string {
+	var keys []string
+	for k := range maps.Keys(a) {
+		if v, ok := b[k]; !ok || v != a[k] {
+			keys = append(keys, k)
+		}
+	}
+	for k := range maps.Keys(b) {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func sourceNames(srcs []Source) string {
+	names := make([]string, len(srcs))
+	for i, s := range srcs {
+		names[i] = s.Name
+	}
+	return strings.Join(names, ", ")
+}
