@@ -1,159 +1,245 @@
 #!/usr/bin/env bash
 # bench.sh: kproduce side by side with kcat (librdkafka) and a franz-go
-# producer on the same local broker, in alternating rounds.
+# producer, in alternating rounds, against a local broker that stores the
+# records and one that drops them; prints the issue's targets P1-P5.
 #
 # Usage: scripts/bench.sh [ROUNDS] [LINES]      (defaults: 5 rounds, 1000000 lines)
-# Env:   PORT (broker port, default 19192), BENCH_M1_10X=0 to skip the
-#        10x-lines memory run, BENCH_KEEP=1 to keep the work directory.
+# Env:   PORT (first broker port, default 19192)
+#        BENCH_MODES   brokers to run against, default "store drop"
+#        BENCH_BASE    another kproduce binary to measure alongside ("base"),
+#                      e.g. a build of main, for before/after comparisons
+#        BENCH_KEEP=1  keep the work directory (raw results in results.txt)
 #
 # Workloads (100-byte lines from a file on stdin, a 6-partition topic, acks=all):
-#   T1 plain lines, -o none     T2 T1 with -o text      T3 keyed (-K :, 1,000 keys)
-#   T4 T1 with -z lz4 / -z zstd M1 peak RSS of T1, and of 10x the lines
+#   T1 plain lines, -o none      T2 T1 with -o text (compared with kcat's T1)
+#   T3 keyed, -K ' ' (1,000,000 distinct keys)     T4 T1 with -z lz4 / -z zstd
+#   W1 200,000 keyed lines to a topic of 1,000 partitions (peak RSS vs T1's)
+#   J1 one -f json run of 100 topics x 1,000 records, new topics (by topic, and interleaved)
 #   S1 a single record (echo x | ...), connect to exit
 #   L1 one line every 200 ms on an open pipe: delay to report and to a consumer
-# Wall times are whole-process (/usr/bin/time); read the ratios of medians,
-# not absolute times: timings on a shared machine are noisy.
+# The storing broker is started afresh for every run (it keeps every record
+# in memory); the dropping one acknowledges without storing and serves a
+# whole mode. Wall is measured around the process, CPU is its user+sys
+# (/usr/bin/time), RSS its peak. Ratios are medians of per-round ratios
+# (each round runs the tools back to back); the load average is printed
+# per round: read ratios, not absolute times, on a shared machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${1:-5}
 lines=${2:-1000000}
 port=${PORT:-19192}
+modes=${BENCH_MODES:-store drop}
+base=${BENCH_BASE:-}
 work=$(mktemp -d)
+pids=()
 cleanup() {
-  kill "${bpid:-}" "${lpid:-}" 2>/dev/null || true
-  [[ ${BENCH_KEEP:-0} == 1 ]] || rm -rf "$work"
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  [[ ${BENCH_KEEP:-0} == 1 ]] && echo "work directory: $work" >&2 || rm -rf "$work"
 }
 trap cleanup EXIT
 
 echo "building..." >&2
-# CGO_ENABLED=0: the static binary the README describes (a default build
-# links the C library for the net package's resolver, 1.4 MiB more RSS).
+# CGO_ENABLED=0: the static binary the README describes.
 (cd "$root" && export CGO_ENABLED=0 && go build -o "$work/kproduce" ./cmd/kproduce && go build -o "$work/devbroker" ./scripts/devbroker \
   && go build -o "$work/benchpeer" ./scripts/benchpeer && go build -o "$work/latency" ./scripts/latency)
-if ! command -v kcat >/dev/null; then
-  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
-    echo "installing kcat..." >&2
-    (apt-get update -qq && apt-get install -y -qq kcat) >/dev/null 2>&1 || true
-  fi
+if ! command -v kcat >/dev/null && [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+  echo "installing kcat..." >&2
+  (apt-get update -qq && apt-get install -y -qq kcat) >/dev/null 2>&1 || true
 fi
 have_kcat=$(command -v kcat >/dev/null && echo 1 || echo 0)
 [[ $have_kcat == 1 ]] || echo "kcat not found: comparing with the franz-go peer only" >&2
 
-# Data: LINES lines of 100 bytes (9-digit counter, space, 90 random
-# characters), and the same with a "key-NNN:" prefix (1,000 distinct keys).
-gen() { # gen LINES KEYED OUT
-  awk -v n="$1" -v keyed="$2" 'BEGIN {
-    srand(1); a = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-    for (i = 0; i < n; i++) {
-      s = ""; for (j = 0; j < 90; j++) s = s substr(a, int(rand() * 62) + 1, 1)
-      if (keyed) printf "key-%03d:%09d %s\n", i % 1000, i, substr(s, 9)
-      else printf "%09d %s\n", i, s
-    } }' >"$3"
-}
 echo "generating data..." >&2
-gen "$lines" 0 "$work/lines.txt"
-gen "$lines" 1 "$work/keyed.txt"
+# LINES lines of 100 bytes: a 9-digit counter, a space, 90 random characters.
+python3 - "$lines" "$work" <<'PY'
+import random, string, sys
+n, work = int(sys.argv[1]), sys.argv[2]
+random.seed(1)
+alpha = string.ascii_letters + string.digits
+rows = ['%09d %s\n' % (i, ''.join(random.choices(alpha, k=90))) for i in range(n)]
+open(f'{work}/lines.txt', 'w').writelines(rows)
+open(f'{work}/wide.txt', 'w').writelines(rows[:min(n, 200000)])
+random.seed(2)
+vals = [''.join(random.choices(string.ascii_letters, k=60)) for _ in range(1000)]
+with open(f'{work}/topics.json', 'w') as f:
+    for t in range(100):
+        for i in range(1000):
+            f.write('{"topic":"t%03d","value":"%s"}\n' % (t, vals[i]))
+with open(f'{work}/topics-mixed.json', 'w') as f:
+    for i in range(1000):
+        for t in range(100):
+            f.write('{"topic":"m%03d","value":"%s"}\n' % (t, vals[i]))
+PY
+echo x >"$work/one.txt"
 
-start_broker() { # start_broker PORT LOG [FLAGS...]
-  local p=$1 log=$2; shift 2
-  "$work/devbroker" -port "$p" -partitions 6 -topics bench,lat "$@" >"$log" 2>&1 &
-  local pid=$!
-  for _ in $(seq 100); do grep -q ready "$log" && break; sleep 0.1; done
-  grep -q ready "$log" || { echo "broker did not start: $(cat "$log")" >&2; exit 1; }
-  echo "$pid"
+# start_broker PORT LOG [FLAGS...]: starts a dev broker, echoes its pid and
+# port; tries other ports when one does not start (as seldom happens on a
+# busy machine).
+start_broker() {
+  local p=$1 log=$2 try pid; shift 2
+  for try in 1 2 3; do
+    "$work/devbroker" -port "$p" "$@" >"$log" 2>&1 &
+    pid=$!
+    for _ in $(seq 200); do grep -q ready "$log" && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    if grep -q ready "$log"; then
+      echo "$pid $p"
+      return
+    fi
+    echo "broker did not start on port $p (try $try): $(cat "$log")" >&2
+    kill -9 "$pid" 2>/dev/null || true
+    p=$((p + 100))
+  done
+  exit 1
 }
-# The throughput broker acknowledges without storing, so memory stays flat
-# over many rounds and the measurement is of the producers.
-bpid=$(start_broker "$port" "$work/broker.log" -blackhole)
-broker=127.0.0.1:$port
+# stop_broker PID: stops a broker and waits until it is gone (a broker that
+# stored a million records takes a moment to exit), killing it if need be.
+stop_broker() {
+  kill "$1" 2>/dev/null || return 0
+  for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.05; done
+  kill -9 "$1" 2>/dev/null || true
+}
 
-results=$work/results
+results=$work/results.txt
 : >"$results"
-measure() { # measure WORKLOAD NAME INPUT COMMAND
-  local w=$1 name=$2 input=$3 cmd=${4//BROKER/$broker} start end
-  start=$(date +%s%N)
-  if /usr/bin/time -f '%M' -o "$work/time" bash -c "$cmd" <"$input" >/dev/null 2>"$work/err"; then
-    end=$(date +%s%N)
-    echo "$w $name $r $(( (end - start) / 1000 )) $(tail -1 "$work/time")" >>"$results"
-  else
-    echo "$w/$name failed: $(tail -3 "$work/err")" >&2
+mode=
+dpid=
+dport=$port
+runs=0
+# measure WORKLOAD TOOL INPUT COMMAND [BROKER FLAGS...]: one run, on a fresh
+# storing broker (store) or the mode's dropping broker (drop). A fresh
+# broker takes the next of 50 ports, so that one still exiting is no
+# obstacle.
+measure() {
+  local w=$1 tool=$2 input=$3 cmd=$4 bp="" p=$dport start end; shift 4
+  if [[ $mode == store || $# -gt 0 ]]; then
+    runs=$((runs + 1))
+    p=$((port + 10 + runs % 50))
+    local flags=("$@")
+    [[ ${#flags[@]} -gt 0 ]] || flags=(-partitions 6 -topics bench,lat)
+    [[ $mode == drop ]] && flags+=(-blackhole)
+    read -r bp p < <(start_broker "$p" "$work/broker-run.log" "${flags[@]}")
+    [[ -n $bp ]] || exit 1
   fi
+  cmd=${cmd//BROKER/127.0.0.1:$p}
+  start=$(date +%s%N)
+  if /usr/bin/time -f '%U %S %M' -o "$work/time" bash -c "$cmd" <"$input" >/dev/null 2>"$work/err"; then
+    end=$(date +%s%N)
+    echo "$mode $w $tool $r $(( (end - start) / 1000 )) $(tail -1 "$work/time") $(cut -d' ' -f1 /proc/loadavg)" >>"$results"
+  else
+    echo "$mode $w/$tool failed: $(tail -3 "$work/err")" >&2
+  fi
+  [[ -z $bp ]] || stop_broker "$bp"
 }
+
 kp=$work/kproduce
 peer=$work/benchpeer
-for r in $(seq "$rounds"); do
-  echo "round $r/$rounds" >&2
-  [[ $have_kcat == 1 ]] && measure T1 kcat "$work/lines.txt" "kcat -P -b BROKER -t bench"
-  measure T1 franz "$work/lines.txt" "$peer -b BROKER -t bench"
-  measure T1 kproduce "$work/lines.txt" "$kp -b BROKER -t bench -o none"
-  measure T2 kproduce "$work/lines.txt" "$kp -b BROKER -t bench -o text"
-  [[ $have_kcat == 1 ]] && measure T3 kcat "$work/keyed.txt" "kcat -P -b BROKER -t bench -K :"
-  measure T3 franz "$work/keyed.txt" "$peer -b BROKER -t bench -K :"
-  measure T3 kproduce "$work/keyed.txt" "$kp -b BROKER -t bench -K : -o none"
-  for z in lz4 zstd; do
-    [[ $have_kcat == 1 ]] && measure "T4-$z" kcat "$work/lines.txt" "kcat -P -b BROKER -t bench -z $z"
-    measure "T4-$z" franz "$work/lines.txt" "$peer -b BROKER -t bench -z $z"
-    measure "T4-$z" kproduce "$work/lines.txt" "$kp -b BROKER -t bench -z $z -o none"
+tools=(kproduce)
+[[ -n $base ]] && tools+=(base)
+bin() { [[ $1 == base ]] && echo "$base" || echo "$kp"; }
+for mode in $modes; do
+  if [[ $mode == drop ]]; then
+    read -r dpid dport < <(start_broker "$port" "$work/broker.log" -partitions 6 -topics bench,lat -blackhole)
+    [[ -n $dpid ]] || exit 1
+    pids+=("$dpid")
+  fi
+  for r in $(seq "$rounds"); do
+    echo "$mode round $r/$rounds (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+    L=$work/lines.txt
+    [[ $have_kcat == 1 ]] && measure T1 kcat "$L" "kcat -P -b BROKER -t bench"
+    measure T1 franz "$L" "$peer -b BROKER -t bench"
+    for t in "${tools[@]}"; do measure T1 "$t" "$L" "$(bin "$t") -b BROKER -t bench -o none"; done
+    for t in "${tools[@]}"; do measure T2 "$t" "$L" "$(bin "$t") -b BROKER -t bench -o text"; done
+    [[ $have_kcat == 1 ]] && measure T3 kcat "$L" "kcat -P -b BROKER -t bench -K ' '"
+    measure T3 franz "$L" "$peer -b BROKER -t bench -K ' '"
+    for t in "${tools[@]}"; do measure T3 "$t" "$L" "$(bin "$t") -b BROKER -t bench -K ' ' -o none"; done
+    for z in lz4 zstd; do
+      [[ $have_kcat == 1 ]] && measure "T4-$z" kcat "$L" "kcat -P -b BROKER -t bench -z $z"
+      measure "T4-$z" franz "$L" "$peer -b BROKER -t bench -z $z"
+      for t in "${tools[@]}"; do measure "T4-$z" "$t" "$L" "$(bin "$t") -b BROKER -t bench -z $z -o none"; done
+    done
+    wide=(-partitions 1000 -topics wide)
+    [[ $have_kcat == 1 ]] && measure W1 kcat "$work/wide.txt" "kcat -P -b BROKER -t wide -K ' '" "${wide[@]}"
+    for t in "${tools[@]}"; do measure W1 "$t" "$work/wide.txt" "$(bin "$t") -b BROKER -t wide -K ' ' -o none" "${wide[@]}"; done
+    for t in "${tools[@]}"; do
+      measure J1 "$t" "$work/topics.json" "$(bin "$t") -b BROKER -f json -o none" -partitions 6 -topics bench
+      measure J1-mixed "$t" "$work/topics-mixed.json" "$(bin "$t") -b BROKER -f json -o none" -partitions 6 -topics bench
+    done
+    for _ in 1 2 3; do
+      [[ $have_kcat == 1 ]] && measure S1 kcat "$work/one.txt" "kcat -P -b BROKER -t bench"
+      for t in "${tools[@]}"; do measure S1 "$t" "$work/one.txt" "$(bin "$t") -b BROKER -t bench"; done
+    done
   done
-  echo x >"$work/one.txt"
-  for _ in 1 2 3; do
-    [[ $have_kcat == 1 ]] && measure S1 kcat "$work/one.txt" "kcat -P -b BROKER -t bench"
-    measure S1 kproduce "$work/one.txt" "$kp -b BROKER -t bench"
-  done
+  [[ -z $dpid ]] || { stop_broker "$dpid"; dpid=; }
 done
-if [[ ${BENCH_M1_10X:-1} == 1 ]]; then
-  for _ in $(seq 10); do cat "$work/lines.txt"; done >"$work/lines10x.txt"
-  for r in $(seq 3); do
-    measure M1-10x kproduce "$work/lines10x.txt" "$kp -b BROKER -t bench -o none"
-  done
-  rm -f "$work/lines10x.txt"
-fi
 
 echo
-echo "# $(date -u +%Y-%m-%d) $(uname -m), $(nproc) cores; $lines lines of 100 bytes; $rounds rounds; $(kcat -V 2>/dev/null | head -1 || true)"
+echo "# $(date -u +%Y-%m-%d) $(uname -m), $(nproc) cores; $lines lines of 100 bytes; $rounds rounds; $(kcat -V 2>/dev/null | sed -n 's/^Version \([^ ]*\).*\(librdkafka [^ ]*\).*/kcat \1, \2/p' | head -1)"
 python3 - "$results" "$lines" <<'PY'
 import sys, statistics as st
 from collections import defaultdict
 path, lines = sys.argv[1], int(sys.argv[2])
-rows = defaultdict(dict)  # (workload, tool) -> round -> (wall, rss)
+raw = defaultdict(lambda: defaultdict(list))  # (mode, w, tool) -> round -> [(wall, cpu, rss, load)]
 for l in open(path):
-    w, tool, r, wall_us, rss = l.split()
-    rows[(w, tool)].setdefault(r, []).append((int(wall_us) / 1e6, int(rss)))
+    mode, w, tool, r, wall_us, user, sys_, rss, load = l.split()
+    raw[(mode, w, tool)][r].append((int(wall_us) / 1e6, float(user) + float(sys_), int(rss) / 1024, float(load)))
 # Several runs of a workload in one round (S1) count as their median.
-rows = {k: {r: (st.median(x[0] for x in v), st.median(x[1] for x in v)) for r, v in rounds.items()}
-        for k, rounds in rows.items()}
-def med(w, tool, i):
-    v = [x[i] for x in rows.get((w, tool), {}).values()]
+rows = {k: {r: tuple(st.median(x[i] for x in v) for i in range(4)) for r, v in rounds.items()} for k, rounds in raw.items()}
+def med(k, i):
+    v = [x[i] for x in rows.get(k, {}).values()]
     return st.median(v) if v else None
-def ratio(w, tool, base_w, base_tool):
-    a, b = rows.get((w, tool), {}), rows.get((base_w, base_tool), {})
-    rs = [a[r][0] / b[r][0] for r in a if r in b and b[r][0] > 0]
+def ratio(a, b, i):
+    a, b = rows.get(a, {}), rows.get(b, {})
+    rs = [a[r][i] / b[r][i] for r in a if r in b and b[r][i] > 0]
     return st.median(rs) if rs else None
-print(f"{'workload':10} {'tool':9} {'wall_med_s':>10} {'records/s':>11} {'rss_med_MiB':>11} {'vs kcat':>8} {'vs franz':>8}")
-# Ratios are medians of per-round ratios (each round runs the tools back to back).
-order = ['T1', 'T2', 'T3', 'T4-lz4', 'T4-zstd', 'S1', 'M1-10x']
-for w in order:
-    for tool in ['kcat', 'franz', 'kproduce']:
-        if (w, tool) not in rows:
-            continue
-        wall, rss = med(w, tool, 0), med(w, tool, 1)
-        n = 1 if w == 'S1' else lines * (10 if w == 'M1-10x' else 1)
-        base_w = 'T1' if w == 'T2' else w
-        vk = ratio(w, tool, base_w, 'kcat') if tool != 'kcat' and w != 'M1-10x' else None
-        vf = ratio(w, tool, base_w, 'franz') if tool == 'kproduce' and w not in ('S1', 'M1-10x') else None
-        f = lambda x: f"{x:8.3f}" if x is not None else f"{'-':>8}"
-        print(f"{w:10} {tool:9} {wall:10.4f} {n / wall:11.0f} {rss / 1024:11.1f} {f(vk)} {f(vf)}")
-t1 = med('T1', 'kproduce', 1); m10 = med('M1-10x', 'kproduce', 1)
-if t1 and m10:
-    print(f"M1: kproduce peak RSS {t1/1024:.1f} MiB for {lines} lines, {m10/1024:.1f} MiB for {10*lines} lines (ratio {m10/t1:.2f})")
+f = lambda x, p=3: f"{x:8.{p}f}" if x is not None else f"{'-':>8}"
+counts = {'S1': 1, 'W1': min(lines, 200000), 'J1': 100000, 'J1-mixed': 100000}
+order = ['T1', 'T2', 'T3', 'T4-lz4', 'T4-zstd', 'W1', 'J1', 'J1-mixed', 'S1']
+modes = sorted({k[0] for k in rows}, key=lambda m: ['store', 'drop'].index(m) if m in ('store', 'drop') else 9)
+for mode in modes:
+    print(f"\n## broker that {'stores' if mode == 'store' else 'drops'} the records")
+    print(f"{'workload':9} {'tool':8} {'wall_s':>8} {'cpu_s':>8} {'ns/rec':>7} {'rss_MiB':>8} {'wall/kcat':>9} {'cpu/kcat':>8} {'rss/kcat':>8} {'load':>5}")
+    for w in order:
+        for tool in ['kcat', 'franz', 'kproduce', 'base']:
+            k = (mode, w, tool)
+            if k not in rows:
+                continue
+            n = counts.get(w, lines)
+            kw = (mode, 'T1' if w == 'T2' else w, 'kcat')
+            vk = [ratio(k, kw, i) if tool != 'kcat' else None for i in range(3)]
+            cpu = med(k, 1)
+            print(f"{w:9} {tool:8} {med(k, 0):8.3f} {cpu:8.3f} {cpu / n * 1e9:7.0f} {med(k, 2):8.1f} {f(vk[0]):>9} {f(vk[1])} {f(vk[2])} {med(k, 3):5.2f}")
+print("\n## targets (kproduce; ratios to kcat in the same round, medians)")
+for mode in modes:
+    t = lambda w, tool='kproduce': (mode, w, tool)
+    kc = lambda w: (mode, w, 'kcat')
+    out = []
+    out.append(f"P1 T1 wall {f(ratio(t('T1'), kc('T1'), 0))} (<= 0.5), CPU {f(ratio(t('T1'), kc('T1'), 1))} (<= 0.25)")
+    out.append(f"P2 T2 wall vs kcat T1 {f(ratio(t('T2'), kc('T1'), 0))} (<= 0.55); T3 {f(ratio(t('T3'), kc('T3'), 0))} (<= 0.5); "
+               f"lz4 {f(ratio(t('T4-lz4'), kc('T4-lz4'), 0))}, zstd {f(ratio(t('T4-zstd'), kc('T4-zstd'), 0))} (<= 0.6)")
+    out.append(f"P3 peak RSS vs kcat: T1 {f(ratio(t('T1'), kc('T1'), 2))}, T3 {f(ratio(t('T3'), kc('T3'), 2))}, "
+               f"lz4 {f(ratio(t('T4-lz4'), kc('T4-lz4'), 2))}, zstd {f(ratio(t('T4-zstd'), kc('T4-zstd'), 2))} (<= 1)")
+    out.append(f"P4 J1 {f(med(t('J1'), 0))} s, mixed {f(med(t('J1-mixed'), 0))} s (< 1); W1 peak RSS vs T1's {f(ratio(t('W1'), t('T1'), 2))} (<= 1.2)")
+    p5 = f"P5 S1 {f(med(t('S1'), 0) * 1000, 1)} ms, {f(med(t('S1'), 2), 1)} MiB"
+    if (mode, 'S1', 'base') in rows:
+        p5 += f" (base {f(med(t('S1', 'base'), 0) * 1000, 1)} ms, {f(med(t('S1', 'base'), 2), 1)} MiB)"
+    if (mode, 'S1', 'kcat') in rows:
+        p5 += f" (kcat {f(med(kc('S1'), 0) * 1000, 1)} ms, {f(med(kc('S1'), 2), 1)} MiB)"
+    out.append(p5)
+    print(f"{mode}:")
+    for o in out:
+        print("  " + o)
 PY
 
-# L1: promptness on an open pipe (a broker that stores, so a consumer sees the records).
-lpid=$(start_broker $((port + 1)) "$work/lbroker.log")
-lb=127.0.0.1:$((port + 1))
+# L1: promptness on an open pipe (a storing broker, so a consumer sees the records).
+read -r lpid lb < <(start_broker $((port + 4)) "$work/lbroker.log" -partitions 6 -topics lat)
+[[ -n $lpid ]] || exit 1
+pids+=("$lpid")
 echo
 echo "L1: one line every 200 ms on an open pipe (delay from write)"
-echo "kproduce:"; "$work/latency" -b "$lb" -t lat -n 20 -- "$kp" -b "$lb" -t lat -o '%v\n' | sed 's/^/  /'
+echo "kproduce:"; "$work/latency" -b "127.0.0.1:$lb" -t lat -n 20 -- "$kp" -b "127.0.0.1:$lb" -t lat -o '%v\n' | sed 's/^/  /'
+if [[ -n $base ]]; then
+  echo "base:"; "$work/latency" -b "127.0.0.1:$lb" -t lat -n 20 -- "$base" -b "127.0.0.1:$lb" -t lat -o '%v\n' | sed 's/^/  /'
+fi
 if [[ $have_kcat == 1 ]]; then
-  echo "kcat:"; "$work/latency" -b "$lb" -t lat -n 20 -- kcat -P -b "$lb" -t lat | sed 's/^/  /'
+  echo "kcat:"; "$work/latency" -b "127.0.0.1:$lb" -t lat -n 20 -- kcat -P -b "127.0.0.1:$lb" -t lat | sed 's/^/  /'
 fi

@@ -163,4 +163,12 @@ func TestE2EOutputNone(t *testing.T) {
 	require.Equal(t, 1, res.Code, res.Stderr)
 	assert.Empty(t, res.Stdout)
 	assert.Regexp(t, `^error: -:1: t/99: .+\n0 delivered, 1 failed\n$`, res.Stderr)
+
+	// Deliveries are counted by batch, failures reported one by one.
+	in := numberedLines("m", 3000) + strings.Repeat("x", 100) + "\n" + numberedLines("z", 2000)
+	res = produceTo(t, c, strings.NewReader(in), "-t", "counted", "-o", "none", "--max-record-bytes", "99", "--batch-size", "4KiB")
+	require.Equal(t, 1, res.Code, res.Stderr)
+	assert.Empty(t, res.Stdout)
+	assert.Regexp(t, `^error: -:3001: counted/-1: record too large: .+\n5000 delivered, 1 failed\n$`, res.Stderr)
+	consumeExactly(t, c, "counted", 5000)
 }

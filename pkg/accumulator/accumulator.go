@@ -16,11 +16,16 @@ const maxFreePositions = 256
 // RecordAccumulator). Appenders and the sender goroutine share it; one
 // mutex guards the deques and the batches in them.
 type Accumulator struct {
-	cfg    Config        // immutable
-	cb     Callback      // immutable
-	limit  int           // immutable: the size at which a batch is full: min(BatchSize, BufferMemory), less the codec's overhead
-	pool   *bufferPool   // has its own lock; taken after mu, never before
-	wakeup chan struct{} // capacity 1; non-blocking sends
+	cfg   Config   // immutable
+	cb    Callback // immutable
+	limit int      // immutable: the size at which a batch is full: min(BatchSize, BufferMemory), less the codec's overhead
+	// fitLimit is immutable: the batch size up to which a record appended
+	// to an open batch passes every size check of Append (see fitLimit).
+	fitLimit int
+	pool     *bufferPool   // has its own lock; taken after mu, never before
+	wakeup   chan struct{} // capacity 1; non-blocking sends
+	// doneScratch holds *doneScratch for reporting batches (Batch.Done).
+	doneScratch sync.Pool
 
 	// waitHook, when set before any Append, is called whenever an appender
 	// starts waiting for buffer memory. Tests use it to know a goroutine is
@@ -54,6 +59,7 @@ func New(cfg Config, cb Callback) *Accumulator {
 		cfg:        cfg,
 		cb:         cb,
 		limit:      batchLimit(cfg),
+		fitLimit:   fitLimit(cfg),
 		wakeup:     make(chan struct{}, 1),
 		deques:     make(map[TopicPartition]*deque),
 		incomplete: make(map[*Batch]struct{}),
@@ -61,6 +67,7 @@ func New(cfg Config, cb Callback) *Accumulator {
 		drainIndex: make(map[int32]int),
 		drainParts: make(map[int32][]*deque),
 	}
+	a.doneScratch.New = newDoneScratch
 	a.pool = newBufferPool(cfg.BufferMemory, a.limit, a.onMemoryWait)
 	if cfg.Codec != protocol.CodecNone {
 		// Room for the compressed copy of a full batch (see Batch.Close),
@@ -167,6 +174,19 @@ func (a *Accumulator) Deallocate(b *Batch) {
 	a.mu.Unlock()
 	a.pool.release(buf)
 	a.pool.release(compressed)
+}
+
+// fitLimit bounds the size of an open batch after a record is appended, so
+// that a record that fits passes Append's size checks: within the batch
+// limit, the maximum request size and the record size limit (a record's
+// lone batch is never larger than the batch it joins; a quarter of the
+// record size limit covers checkSize's estimate of header bytes).
+func fitLimit(cfg Config) int {
+	n := min(batchLimit(cfg), maxRecordBytes/4)
+	if cfg.MaxRequestSize > 0 {
+		n = min(n, cfg.MaxRequestSize)
+	}
+	return n
 }
 
 // batchLimit is the size at which a batch is full: the batch size (within

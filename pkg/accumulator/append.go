@@ -30,42 +30,16 @@ const maxRecordBytes = math.MaxInt32 / 2
 // partitioner can choose another partition first.
 func (a *Accumulator) Append(ctx context.Context, tp TopicPartition, timestamp int64, key, value []byte,
 	headers []protocol.Header, pos Position, abortOnNewBatch bool, now time.Time) (AppendResult, error) {
-	own, err := checkRecord(&a.cfg, tp, key, value, headers)
-	if err != nil {
-		return AppendResult{}, err
-	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	r := appendRequest{tp: tp, timestamp: timestamp, key: key, value: value, headers: headers,
-		pos: pos, abortOnNewBatch: abortOnNewBatch, own: own, now: now}
-	for {
-		res, need, err := a.tryAppend(&r)
-		if need == 0 {
-			a.pool.release(r.spare)
-			if err == nil && (res.NewBatchCreated || res.BatchIsFull) {
-				a.signal()
-			}
-			return res, err
-		}
-		// Wait for memory without the lock (Kafka allocates outside the
-		// deque lock too), then try again: the deque may have changed.
-		if r.spare, err = a.pool.allocate(ctx, need); err != nil {
-			return AppendResult{}, fmt.Errorf("append to %s/%d: %w", tp.Topic, tp.Partition, err)
-		}
-	}
+	rec := Record{Timestamp: timestamp, Key: key, Value: value, Headers: headers, Position: pos}
+	_, res, err := a.AppendRecords(ctx, tp, []Record{rec}, abortOnNewBatch, now)
+	return res, err
 }
 
-// appendRequest is one Append call's arguments and the memory it holds
-// between attempts.
+// appendRequest is one append call's partition and options, and the memory
+// it holds between attempts.
 type appendRequest struct {
 	tp              TopicPartition
-	timestamp       int64
-	key, value      []byte
-	headers         []protocol.Header
-	pos             Position
 	abortOnNewBatch bool
-	own             int // the size of a batch holding only this record
 	now             time.Time
 	spare           []byte // memory obtained while unlocked, not yet used
 }
@@ -73,74 +47,89 @@ type appendRequest struct {
 // checkRecord validates tp and the record's size against cfg; it returns
 // the size of a batch holding only this record.
 func checkRecord(cfg *Config, tp TopicPartition, key, value []byte, headers []protocol.Header) (int, error) {
-	if tp.Partition < 0 || tp.Topic == "" {
-		return 0, fmt.Errorf("append to %q/%d: %w", tp.Topic, tp.Partition, ErrInvalidPartition)
+	if err := checkPartition(tp); err != nil {
+		return 0, err
 	}
+	_, own, err := checkSize(cfg, tp, key, value, headers)
+	return own, err
+}
+
+// checkSize checks the record's size against cfg; it returns the size of
+// its key, value and headers encoded (protocol.RecordTailSize) and the size
+// of a batch holding only this record.
+func checkSize(cfg *Config, tp TopicPartition, key, value []byte, headers []protocol.Header) (tail, own int, _ error) {
 	raw := int64(len(key)) + int64(len(value)) + int64(len(headers))*10
 	for i := range headers {
 		raw += int64(len(headers[i].Key)) + int64(len(headers[i].Value))
 	}
 	if raw > maxRecordBytes {
-		return 0, fmt.Errorf("append to %s/%d: %w: %d bytes of key, value and headers exceed the buffer memory of %d bytes",
+		return 0, 0, fmt.Errorf("append to %s/%d: %w: %d bytes of key, value and headers exceed the buffer memory of %d bytes",
 			tp.Topic, tp.Partition, ErrRecordTooLarge, raw, cfg.BufferMemory)
 	}
-	own := headerRoom + protocol.RecordSize(0, 0, key, value, headers)
+	tail = protocol.RecordTailSize(key, value, headers)
+	body := protocol.RecordBodySizeOf(0, 0, tail)
+	own = headerRoom + protocol.VarintLen(int32(body)) + body
 	if cfg.MaxRequestSize > 0 && own > cfg.MaxRequestSize {
-		return 0, fmt.Errorf("%w: %d bytes in a batch, more than the maximum request size of %d",
+		return 0, 0, fmt.Errorf("%w: %d bytes in a batch, more than the maximum request size of %d",
 			ErrRecordTooLarge, own, cfg.MaxRequestSize)
 	}
 	if int64(own) > cfg.BufferMemory {
-		return 0, fmt.Errorf("append to %s/%d: %w: a batch of %d bytes for this record exceeds the buffer memory of %d bytes",
+		return 0, 0, fmt.Errorf("append to %s/%d: %w: a batch of %d bytes for this record exceeds the buffer memory of %d bytes",
 			tp.Topic, tp.Partition, ErrRecordTooLarge, own, cfg.BufferMemory)
 	}
-	return own, nil
+	return tail, own, nil
 }
 
-// tryAppend appends under the lock if memory allows without waiting. It
-// returns need > 0, the capacity to allocate, when it must wait for memory.
-func (a *Accumulator) tryAppend(r *appendRequest) (AppendResult, int, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.closed {
-		return AppendResult{}, 0, fmt.Errorf("append to %s/%d: %w", r.tp.Topic, r.tp.Partition, ErrClosed)
+// checkPartition rejects a partition no record can be appended to.
+func checkPartition(tp TopicPartition) error {
+	if tp.Partition < 0 || tp.Topic == "" {
+		return fmt.Errorf("append to %q/%d: %w", tp.Topic, tp.Partition, ErrInvalidPartition)
 	}
-	dq := a.dequeLocked(r.tp)
+	return nil
+}
+
+// appendLocked appends rec (of protocol.RecordTailSize tail, whose lone
+// batch would take own bytes) to dq if memory allows without waiting. It
+// returns need > 0, the capacity to allocate, when it must wait for
+// memory. a.mu must be held.
+func (a *Accumulator) appendLocked(dq *deque, r *appendRequest, rec *Record, tail, own int) (AppendResult, int) {
 	if last := dq.last(); last != nil && !last.appendsClosed {
-		need := len(last.buf) + last.recordSize(r.timestamp, r.key, r.value, r.headers)
+		body := last.recordBodySize(rec.Timestamp, tail)
+		need := len(last.buf) + protocol.VarintLen(int32(body)) + body
 		if need <= a.limit {
 			if need > cap(last.buf) {
 				grown := a.pool.growSize(cap(last.buf), need)
 				buf, ok := a.takeBuffer(r, grown)
 				if !ok {
-					return AppendResult{}, grown, nil
+					return AppendResult{}, grown
 				}
 				buf = buf[:len(last.buf)]
 				copy(buf, last.buf)
 				a.pool.release(last.buf)
 				last.buf = buf
 			}
-			last.appendRecord(r.timestamp, r.key, r.value, r.headers, r.pos)
-			return AppendResult{BatchIsFull: dq.len() > 1 || last.isFull(a.limit)}, 0, nil
+			last.appendRecord(rec, body)
+			return AppendResult{BatchIsFull: dq.len() > 1 || last.isFull(a.limit)}, 0
 		}
 		last.appendsClosed = true
 		a.noteFillLocked(dq, a.limit)
 	}
 	if r.abortOnNewBatch {
-		return AppendResult{AbortForNewBatch: true}, 0, nil
+		return AppendResult{AbortForNewBatch: true}, 0
 	}
-	size := a.pool.sizeFor(max(r.own, dq.fill))
+	size := a.pool.sizeFor(max(own, dq.fill))
 	buf, ok := a.takeBuffer(r, size)
 	if !ok {
-		return AppendResult{}, size, nil
+		return AppendResult{}, size
 	}
-	b := a.newBatchLocked(r.tp, buf, r.timestamp, r.now, a.nextID)
+	b := a.newBatchLocked(r.tp, buf, rec.Timestamp, r.now, a.nextID)
 	a.nextID++
-	b.appendRecord(r.timestamp, r.key, r.value, r.headers, r.pos)
-	if r.own > a.limit {
+	b.appendRecord(rec, b.recordBodySize(rec.Timestamp, tail))
+	if own > a.limit {
 		b.appendsClosed = true // an oversized record travels alone
 	}
 	dq.pushBack(b)
-	return AppendResult{NewBatchCreated: true, BatchIsFull: dq.len() > 1 || b.isFull(a.limit)}, 0, nil
+	return AppendResult{NewBatchCreated: true, BatchIsFull: dq.len() > 1 || b.isFull(a.limit)}, 0
 }
 
 // noteFillLocked records that a batch of dq closed for appends holding n

@@ -56,10 +56,6 @@ type Batch struct {
 
 	state       atomic.Int32 // statePending, stateDone or stateSplit
 	deallocated bool         // guarded by acc.mu
-
-	// Scratch for Done, used by the one goroutine that wins Done.
-	result  Result
-	headers []protocol.Header
 }
 
 // TopicPartition is the batch's partition.
@@ -135,22 +131,23 @@ func (b *Batch) EncodedSize() int {
 // isFull reports whether the batch takes no more records.
 func (b *Batch) isFull(limit int) bool { return b.appendsClosed || len(b.buf) >= limit }
 
-// recordSize is the encoded size of a record appended next.
-func (b *Batch) recordSize(timestamp int64, key, value []byte, headers []protocol.Header) int {
-	return protocol.RecordSize(int32(b.count), timestamp-b.baseTimestamp, key, value, headers)
+// recordBodySize is the body size (protocol.RecordBodySize) of a record
+// appended next, given its protocol.RecordTailSize.
+func (b *Batch) recordBodySize(timestamp int64, tail int) int {
+	return protocol.RecordBodySizeOf(int32(b.count), timestamp-b.baseTimestamp, tail)
 }
 
-// appendRecord encodes a record at the end of the buffer, which has room.
-// The record's offset delta is its index.
-func (b *Batch) appendRecord(timestamp int64, key, value []byte, headers []protocol.Header, pos Position) {
-	delta := timestamp - b.baseTimestamp
-	b.buf = protocol.AppendRecord(b.buf, int32(b.count), delta, key, value, headers)
+// appendRecord encodes a record of the given body size at the end of the
+// buffer, which has room. The record's offset delta is its index.
+func (b *Batch) appendRecord(rec *Record, bodySize int) {
+	delta := rec.Timestamp - b.baseTimestamp
+	b.buf = protocol.AppendRecordOfSize(b.buf, bodySize, int32(b.count), delta, rec.Key, rec.Value, rec.Headers)
 	if delta != int64(int32(delta)) {
 		b.wideTimestamps = true
 	}
-	b.records.add(pos, int32(delta))
+	b.records.add(rec.Position, int32(delta))
 	b.count++
-	b.maxTimestamp = max(b.maxTimestamp, timestamp)
+	b.maxTimestamp = max(b.maxTimestamp, rec.Timestamp)
 }
 
 // header is the batch header for the current records and producer state.

@@ -6,7 +6,8 @@ import "github.com/kproduce/kproduce/pkg/protocol"
 // record in order, with Offset = baseOffset + the record's offset delta
 // (or -1 and err on failure, or -1 when baseOffset is negative, as with
 // acks=0) and Timestamp = logAppendTime when it is not -1, else the
-// record's own timestamp. It returns true the first time; later calls (and
+// record's own timestamp; with Config.OnDelivered a delivered batch is
+// reported once instead. It returns true the first time; later calls (and
 // calls after SplitAndReenqueue) do nothing and return false.
 //
 // Done never releases memory: call Deallocate once the batch's encoded
@@ -16,7 +17,10 @@ func (b *Batch) Done(baseOffset, logAppendTime int64, err error) bool {
 	if !b.state.CompareAndSwap(statePending, stateDone) {
 		return false
 	}
-	if b.acc.cb != nil {
+	switch cfg := &b.acc.cfg; {
+	case err == nil && cfg.OnDelivered != nil:
+		cfg.OnDelivered(b.tp, max(baseOffset, -1), b.count)
+	case b.acc.cb != nil:
 		b.fireCallbacks(baseOffset, logAppendTime, err)
 	}
 	b.acc.completed(b)
@@ -28,7 +32,9 @@ func (b *Batch) Done(baseOffset, logAppendTime int64, err error) bool {
 // records are read only for keys, values and headers (ResultRecords) or
 // for timestamps too far apart for the record list.
 func (b *Batch) fireCallbacks(baseOffset, logAppendTime int64, err error) {
-	res := &b.result
+	sc := b.acc.doneScratch.Get().(*doneScratch)
+	defer b.acc.doneScratch.Put(sc)
+	res := &sc.result
 	parse := b.acc.cfg.ResultRecords || b.wideTimestamps
 	var records []byte
 	if parse && len(b.buf) >= protocol.RecordBatchHeaderSize {
@@ -39,13 +45,16 @@ func (b *Batch) fireCallbacks(baseOffset, logAppendTime int64, err error) {
 	positions := b.records.reader()
 	for i := 0; i < b.count; i++ {
 		m := positions.next()
-		*res = Result{TopicPartition: b.tp, Offset: -1, Timestamp: b.baseTimestamp + int64(m.timestampDelta),
-			BatchCreatedAt: b.createdAt, Position: m.Position, Err: err}
+		// Every field, one by one (a struct literal is built aside and
+		// copied whole): the callback may have changed them.
+		res.TopicPartition, res.Offset, res.Timestamp = b.tp, -1, b.baseTimestamp+int64(m.timestampDelta)
+		res.BatchCreatedAt, res.Key, res.Value, res.Headers = b.createdAt, nil, nil, nil
+		res.Position, res.Err = m.Position, err
 		if err == nil && baseOffset >= 0 {
 			res.Offset = baseOffset + int64(i)
 		}
 		if parse {
-			parseErr = b.parseRecord(res, &records, &rec, parseErr)
+			parseErr = b.parseRecord(sc, &records, &rec, parseErr)
 		}
 		res.CreateTime = res.Timestamp
 		if logAppendTime != -1 && err == nil {
@@ -54,21 +63,32 @@ func (b *Batch) fireCallbacks(baseOffset, logAppendTime int64, err error) {
 		b.acc.cb(res)
 	}
 	*res = Result{}
-	clear(b.headers)
+	clear(sc.headers)
 }
 
-// parseRecord reads the next record from *records into res: its timestamp
-// and, with ResultRecords, its key, value and headers. Once parsing failed
-// (never expected: this package wrote the buffer) every later record
-// carries the error instead.
-func (b *Batch) parseRecord(res *Result, records *[]byte, rec *recordView, parseErr error) error {
+// doneScratch is what reporting a batch's records reuses: the Result handed
+// to the Callback and the decoded headers. Batches share them through
+// Accumulator.doneScratch, so that a batch does not carry them.
+type doneScratch struct {
+	result  Result
+	headers []protocol.Header
+}
+
+func newDoneScratch() any { return new(doneScratch) }
+
+// parseRecord reads the next record from *records into sc.result: its
+// timestamp and, with ResultRecords, its key, value and headers. Once
+// parsing failed (never expected: this package wrote the buffer) every
+// later record carries the error instead.
+func (b *Batch) parseRecord(sc *doneScratch, records *[]byte, rec *recordView, parseErr error) error {
+	res := &sc.result
 	if parseErr == nil {
 		*records, parseErr = nextRecord(*records, rec)
 	}
 	if parseErr == nil && b.acc.cfg.ResultRecords {
-		res.Key, res.Value, b.headers, parseErr = decodeTail(rec.tail, b.headers)
-		if len(b.headers) > 0 {
-			res.Headers = b.headers
+		res.Key, res.Value, sc.headers, parseErr = decodeTail(rec.tail, sc.headers)
+		if len(sc.headers) > 0 {
+			res.Headers = sc.headers
 		}
 	}
 	if parseErr != nil {

@@ -88,3 +88,59 @@ func BenchmarkBatchClose(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAppendRecords100B appends 100-byte records to one partition in
+// runs of the records of one 256 KiB input buffer, and completes each
+// batch that fills as BenchmarkAppend100B does: per record, reported one
+// by one to a callback, or counted per batch with OnDelivered.
+func BenchmarkAppendRecords100B(b *testing.B) {
+	for _, mode := range []string{"callback", "ondelivered"} {
+		b.Run(mode, func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.Linger = time.Hour
+			cfg.Jitter = func() float64 { return 1 }
+			delivered := 0
+			if mode == "ondelivered" {
+				cfg.OnDelivered = func(_ TopicPartition, _ int64, n int) { delivered += n }
+			}
+			a := New(cfg, func(*Result) { delivered++ })
+			c := exampleCluster{}
+			nodes := map[int32]struct{}{1: {}}
+			tp := TopicPartition{Topic: "bench", Partition: 0}
+			ctx := context.Background()
+			run := make([]Record, (256<<10)/101)
+			val := value(0, 100)
+			ts := t0.UnixMilli()
+			for i := range run {
+				run[i] = Record{Timestamp: ts, Value: val}
+			}
+			b.SetBytes(int64(len(val)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; {
+				k := min(len(run), b.N-i)
+				for j := range run[:k] {
+					run[j].Position.Record = int64(i + j)
+				}
+				n, res, err := a.AppendRecords(ctx, tp, run[:k], false, t0)
+				if err != nil || n != k {
+					b.Fatal(n, err)
+				}
+				i += k
+				if res.BatchIsFull {
+					for _, batches := range a.Drain(c, nodes, 1<<30, t0, nil) {
+						for _, batch := range batches {
+							if err := batch.Close(nil); err != nil {
+								b.Fatal(err)
+							}
+							batch.Done(int64(i), -1, nil)
+							a.Deallocate(batch)
+						}
+					}
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/record")
+		})
+	}
+}

@@ -8,7 +8,7 @@ import (
 
 // minBufferClass is the smallest pooled buffer size. Batches start at this
 // size (or at the batch size when smaller) and double as they fill.
-const minBufferClass = 16 << 10
+const minBufferClass = 1 << 10
 
 // bufferPool is the memory budget for batch buffers (Kafka's BufferPool).
 // Every buffer handed out is charged at its capacity. Buffers of a class

@@ -50,6 +50,13 @@ type Config struct {
 	// ResultRecords makes Done decode each record's key, value and headers
 	// into its Result; timestamps are always reported.
 	ResultRecords bool
+	// OnDelivered, when set, is called once for each batch delivered
+	// without error, with its partition, its base offset (-1 when the
+	// broker assigned none) and its record count, instead of the Callback
+	// once per record; failed records still reach the Callback one by one.
+	// It is for a caller that only counts what was delivered: nothing is
+	// done per delivered record. It runs where the Callback would.
+	OnDelivered func(tp TopicPartition, baseOffset int64, records int)
 	// MaxRequestSize is max.request.size: a record whose batch alone would
 	// be larger fails Append at once (0: no limit).
 	MaxRequestSize int

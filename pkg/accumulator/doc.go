@@ -3,7 +3,10 @@
 // the partitioners.
 //
 // An appender goroutine calls Append, which encodes each record straight
-// into the open batch's buffer. The sender goroutine asks Ready which
+// into the open batch's buffer, or AppendRecords, which does the same for a
+// run of records of one partition under one acquisition of the lock and
+// with one wakeup of the sender (the records that fit the open batch skip
+// Append's checks, which they pass by construction). The sender goroutine asks Ready which
 // leaders have sendable batches, Drain takes them, Close (on the Batch)
 // writes the header and compresses, and after the broker answers Done
 // reports every record through the Callback, after which Deallocate returns
@@ -22,7 +25,7 @@
 //     buffer it obtained (Kafka's allocate-outside-the-lock).
 //   - Buffer memory: every batch buffer is charged to the budget at its
 //     capacity, from the moment it is allocated until Deallocate. Buffers
-//     of a class size (powers of two from min(16 KiB, batch size) up to
+//     of a class size (powers of two from min(4 KiB, batch size) up to
 //     the full batch size) are blocks carved out of chunks of the full
 //     size (a buddy allocator): chunks are allocated within the budget and
 //     kept, released blocks merge and serve any class again, so a changing
@@ -41,7 +44,8 @@
 //   - A batch's encoded size (header and uncompressed records) stays within
 //     min(BatchSize, BufferMemory) unless its single record is larger.
 //   - A batch leaves the pending state exactly once: Done (callbacks fire,
-//     in record order, without any lock held) or SplitAndReenqueue (its
+//     in record order, without any lock held; with Config.OnDelivered a
+//     delivered batch is reported once instead) or SplitAndReenqueue (its
 //     records move to new batches). Deallocate releases memory at most once
 //     and only after that.
 //   - Time is always passed in; randomness (backoff jitter, sticky and

@@ -18,13 +18,19 @@ type blockedAppend struct {
 	err chan error
 }
 
-// startBlockedAppend starts an Append that the test expects to block for
-// memory, and returns once the accumulator reports it waiting.
+// startBlockedAppend starts an Append of a 100-byte record that the test
+// expects to block for memory, and returns once the accumulator reports it
+// waiting.
 func startBlockedAppend(t *testing.T, ctx context.Context, a *Accumulator, waiting <-chan struct{}, tp TopicPartition) *blockedAppend {
+	return startBlockedAppendSize(t, ctx, a, waiting, tp, 100)
+}
+
+// startBlockedAppendSize is startBlockedAppend for a record of size bytes.
+func startBlockedAppendSize(t *testing.T, ctx context.Context, a *Accumulator, waiting <-chan struct{}, tp TopicPartition, size int) *blockedAppend {
 	t.Helper()
 	ba := &blockedAppend{res: make(chan AppendResult, 1), err: make(chan error, 1)}
 	go func() {
-		res, err := a.Append(ctx, tp, 0, nil, make([]byte, 100), nil, Position{Record: 99}, false, t0)
+		res, err := a.Append(ctx, tp, 0, nil, make([]byte, size), nil, Position{Record: 99}, false, t0)
 		ba.res <- res
 		ba.err <- err
 	}()
@@ -41,8 +47,8 @@ func startBlockedAppend(t *testing.T, ctx context.Context, a *Accumulator, waiti
 	return ba
 }
 
-// exhaust fills a 32 KiB budget with two 16 KiB batches on partitions 0
-// and 1, and returns an accumulator whose waitHook signals the channel.
+// exhaust fills a 32 KiB budget with two 16 KiB batches (of one 15,000
+// byte record each) on partitions 0 and 1, and returns an accumulator whose waitHook signals the channel.
 func exhaust(t *testing.T) (*Accumulator, chan struct{}, *testCluster) {
 	t.Helper()
 	cfg := testConfig()
@@ -52,9 +58,9 @@ func exhaust(t *testing.T) (*Accumulator, chan struct{}, *testCluster) {
 	a, _ := newTestAccumulator(t, cfg)
 	waiting := make(chan struct{}, 1)
 	a.waitHook = func() { waiting <- struct{}{} }
-	appendN(t, a, TopicPartition{"t", 0}, 0, 1, 100, t0)
-	appendN(t, a, TopicPartition{"t", 1}, 1, 1, 100, t0)
-	require.Equal(t, int64(0), a.pool.unused(), "each new batch takes a 16 KiB buffer")
+	appendN(t, a, TopicPartition{"t", 0}, 0, 1, 15000, t0)
+	appendN(t, a, TopicPartition{"t", 1}, 1, 1, 15000, t0)
+	require.Equal(t, int64(0), a.pool.unused(), "each batch takes a 16 KiB buffer for its record")
 	return a, waiting, newTestCluster(map[string]int{"t": 3}, 1)
 }
 
@@ -106,8 +112,8 @@ func TestBlockedAppendEnds(t *testing.T) {
 
 func TestBlockedAppendQueueIsFIFO(t *testing.T) {
 	a, waiting, c := exhaust(t)
-	first := startBlockedAppend(t, context.Background(), a, waiting, TopicPartition{"t", 2})
-	second := startBlockedAppend(t, context.Background(), a, waiting, TopicPartition{"u", 0})
+	first := startBlockedAppendSize(t, context.Background(), a, waiting, TopicPartition{"t", 2}, 15000)
+	second := startBlockedAppendSize(t, context.Background(), a, waiting, TopicPartition{"u", 0}, 100)
 	got := a.Drain(c, map[int32]struct{}{1: {}}, 1<<20, t0, nil)[1]
 	complete(t, a, got[:1], 0) // 16 KiB back: enough for the first only
 	require.NoError(t, <-first.err)
@@ -173,7 +179,8 @@ func TestBufferPoolForcedAllocationOverdraws(t *testing.T) {
 // TestBufferPoolSizes checks the size classes.
 func TestBufferPoolSizes(t *testing.T) {
 	p := newBufferPool(1<<20, 1<<20, nil)
-	assert.Equal(t, 16<<10, p.sizeFor(1))
+	assert.Equal(t, 1<<10, p.sizeFor(1), "the smallest class")
+	assert.Equal(t, 16<<10, p.sizeFor(16<<10))
 	assert.Equal(t, 32<<10, p.sizeFor(16<<10+1))
 	assert.Equal(t, 1<<20, p.sizeFor(1<<20))
 	assert.Equal(t, 1<<20+5, p.sizeFor(1<<20+5), "beyond the budget: exact")

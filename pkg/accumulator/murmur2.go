@@ -33,6 +33,10 @@ func (p *murmur2Partitioner) Partition(topic string, key []byte, n int) int32 {
 	return cur
 }
 
+// StickyForNullKeys is true: records without a key stay on the topic's
+// sticky partition until OnNewBatch.
+func (p *murmur2Partitioner) StickyForNullKeys() bool { return true }
+
 // OnNewBatch moves the topic's sticky partition to another random one, if
 // it is still prevPartition (Kafka's StickyPartitionCache.nextPartition).
 func (p *murmur2Partitioner) OnNewBatch(topic string, n int, prevPartition int32) {

@@ -23,6 +23,16 @@ type Partitioner interface {
 	OnNewBatch(topic string, numPartitions int, prevPartition int32)
 }
 
+// StickyPartitioner is implemented by a Partitioner whose Partition, for
+// a record without a key, gives the same partition until OnNewBatch moves
+// it (Kafka's sticky partitioning, as NewMurmur2Partitioner's). A producer
+// may then place a run of such records with one call to Partition.
+type StickyPartitioner interface {
+	Partitioner
+	// StickyForNullKeys reports whether that holds.
+	StickyForNullKeys() bool
+}
+
 // Partitioner names accepted by ParsePartitioner.
 const (
 	PartitionerMurmur2    = "murmur2"

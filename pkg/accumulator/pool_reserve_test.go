@@ -51,7 +51,7 @@ func TestCompressionStaysWithinBudget(t *testing.T) {
 	a.waitHook = func() { waiting <- struct{}{} }
 	c := newTestCluster(map[string]int{"t": 4}, 1)
 	for p := 0; p < 3; p++ {
-		appendN(t, a, TopicPartition{"t", int32(p)}, p, 1, 100, t0)
+		appendN(t, a, TopicPartition{"t", int32(p)}, p, 1, 15000, t0) // a 16 KiB buffer each
 	}
 	ba := startBlockedAppend(t, context.Background(), a, waiting, TopicPartition{"t", 3})
 

@@ -64,6 +64,11 @@ func (l *positionList) reader() positionReader { return positionReader{buf: l.bu
 // next returns the next record's position. The list was written by add, so
 // it is well formed; reading past its end returns the last record again.
 func (r *positionReader) next() position {
+	if len(r.buf) >= 2 && r.buf[0] == 0 && r.buf[1] == 2 { // the common case (see add)
+		r.buf = r.buf[2:]
+		r.last.Record++
+		return r.last
+	}
 	head, n := binary.Uvarint(r.buf)
 	if n <= 0 {
 		return r.last

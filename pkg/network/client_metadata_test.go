@@ -97,10 +97,11 @@ func TestMetadataRefreshThroughClient(t *testing.T) {
 	h.connect(2, nil)
 	require.True(t, h.c.IsReady(2, h.now()))
 
-	h.md.AddTopic("t")
+	h.md.RequestUpdate()
 	assert.True(t, h.c.IsReady(2, h.now()), "no fetch within the refresh backoff of the last one")
-	h.advance(network.DefaultRefreshBackoff)
-	assert.False(t, h.c.IsReady(2, h.now()), "a due metadata fetch goes first")
+	h.advance(network.DefaultRefreshBackoff / 2)
+	h.md.AddTopic("t")
+	assert.False(t, h.c.IsReady(2, h.now()), "a new topic's fetch is due at once and goes first")
 	// The least loaded ready node gets the request.
 	require.Empty(t, h.poll())
 	sent := h.sel.SentKey(2, protocol.KeyMetadata)

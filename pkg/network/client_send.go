@@ -8,10 +8,10 @@ import (
 )
 
 // maxPooledWriters and maxPooledWriterBytes bound the frame buffers kept
-// for reuse.
+// for reuse (at most 1 MiB).
 const (
 	maxPooledWriters     = 16
-	maxPooledWriterBytes = 1 << 20
+	maxPooledWriterBytes = 64 << 10 // headers: record batches are referenced, not copied
 )
 
 // doSend encodes req at req.Version, records it in flight and queues its
@@ -30,7 +30,7 @@ func (c *Client) doSend(req *ClientRequest, kind requestKind, now time.Time) *in
 	c.inFlight.add(req.Destination, r)
 	c.log.Debug().Int32("node", req.Destination).Stringer("api", h.APIKey).Int16("version", h.APIVersion).
 		Int32("correlation_id", h.CorrelationID).Int("bytes", w.Len()).Msg("sending request")
-	c.sel.Send(c.states.get(req.Destination).conn, w.Buffers(nil))
+	c.sel.Send(c.states.get(req.Destination).conn, w.Frame())
 	return r
 }
 
@@ -151,7 +151,7 @@ func (c *Client) getWriter() *protocol.Writer {
 
 // putWriter recycles the frame buffer of a completed send.
 func (c *Client) putWriter(w *protocol.Writer) {
-	if w == nil || w.Len() > maxPooledWriterBytes || len(c.writers) >= maxPooledWriters {
+	if w == nil || w.Retained() > maxPooledWriterBytes || len(c.writers) >= maxPooledWriters {
 		return
 	}
 	w.Reset()

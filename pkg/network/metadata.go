@@ -59,13 +59,16 @@ type Metadata struct {
 	topics         []string // sorted
 	requestVersion int
 	needUpdate     bool
-	failures       int       // consecutive failed fetches
-	backoffUntil   time.Time // no fetch before
-	lastSuccess    time.Time // time of the last successful fetch
-	lastErr        error
-	updateVersion  int
-	updated        chan struct{}
-	wake           func() // wakes the Client's Poll; nil until a Client uses this Metadata
+	// newTopics is set when a topic was added since the last request was
+	// built: the next fetch skips the refresh backoff of a success.
+	newTopics     bool
+	failures      int       // consecutive failed fetches
+	backoffUntil  time.Time // no fetch before
+	lastSuccess   time.Time // time of the last successful fetch
+	lastErr       error
+	updateVersion int
+	updated       chan struct{}
+	wake          func() // wakes the Client's Poll; nil until a Client uses this Metadata
 }
 
 // NewMetadata returns a Metadata whose snapshot holds only the bootstrap
@@ -126,16 +129,30 @@ func (m *Metadata) requestUpdate() {
 
 // AddTopic adds a topic to fetch; a new topic requests an update. Safe
 // from any goroutine.
-func (m *Metadata) AddTopic(topic string) {
+func (m *Metadata) AddTopic(topic string) { m.AddTopics(topic) }
+
+// AddTopics adds topics to fetch, all in the same next fetch, with one
+// wakeup of the Client. A topic not added before requests an update that
+// does not wait for the refresh backoff of the last successful fetch (only
+// the backoff after a failed one applies): the first lookup of a topic is
+// not delayed. Safe from any goroutine.
+func (m *Metadata) AddTopics(topics ...string) {
+	added := false
 	m.mu.Lock()
-	i, found := slices.BinarySearch(m.topics, topic)
-	if !found {
-		m.topics = slices.Insert(m.topics, i, topic)
+	for _, topic := range topics {
+		i, found := slices.BinarySearch(m.topics, topic)
+		if !found {
+			m.topics = slices.Insert(m.topics, i, topic)
+			added = true
+		}
+	}
+	if added {
 		m.needUpdate = true
+		m.newTopics = true
 		m.requestVersion++
 	}
 	m.mu.Unlock()
-	if !found {
+	if added {
 		m.wakeClient()
 	}
 }
@@ -159,11 +176,15 @@ func (m *Metadata) Updated() <-chan struct{} {
 
 // TimeToNextUpdate is how long until a fetch is due: 0 when an update was
 // requested (or the snapshot is older than MaxAge) and the backoff has
-// passed; otherwise the time until the snapshot expires, but at least the
+// passed, or when a topic was added (see AddTopics) and the last fetch
+// did not fail; otherwise the time until the snapshot expires, but at least the
 // backoff remaining.
 func (m *Metadata) TimeToNextUpdate(now time.Time) time.Duration {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.newTopics && m.failures == 0 {
+		return 0 // a first lookup: only a failure's backoff delays it
+	}
 	var toExpire time.Duration
 	if !m.needUpdate {
 		toExpire = max(m.lastSuccess.Add(m.cfg.MaxAge).Sub(now), 0)
@@ -240,6 +261,7 @@ func (m *Metadata) UpdateVersion() int {
 func (m *Metadata) newRequest() (*protocol.MetadataRequest, int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.newTopics = false
 	req := &protocol.MetadataRequest{AllowAutoTopicCreation: m.cfg.AllowAutoTopicCreation}
 	if !m.cfg.AllTopics {
 		req.Topics = make([]protocol.MetadataRequestTopic, len(m.topics))

@@ -95,14 +95,19 @@ func TestMetadataTopicsAndRequestVersion(t *testing.T) {
 	assert.Equal(t, "a", *req.Topics[0].Name)
 	assert.Equal(t, "b", *req.Topics[1].Name)
 
-	// A topic added while the fetch is in flight needs another fetch.
+	// A topic added while the fetch is in flight needs another fetch, at
+	// once: a first lookup does not wait for the refresh backoff.
 	m.AddTopic("c")
 	m.update(oneBroker(), v, now)
-	assert.Equal(t, DefaultRefreshBackoff, m.TimeToNextUpdate(now))
+	assert.Equal(t, time.Duration(0), m.TimeToNextUpdate(now))
 	req, v = m.newRequest()
 	require.Len(t, req.Topics, 3)
 	m.update(oneBroker(), v, now)
 	assert.Equal(t, DefaultMetadataMaxAge, m.TimeToNextUpdate(now))
+	m.RequestUpdate()
+	assert.Equal(t, DefaultRefreshBackoff, m.TimeToNextUpdate(now), "a topic known already: the backoff applies")
+	m.AddTopics("a", "c")
+	assert.Equal(t, DefaultRefreshBackoff, m.TimeToNextUpdate(now), "no new topic")
 
 	all := newTestMetadata(MetadataConfig{AllTopics: true})
 	all.AddTopic("x")
@@ -112,6 +117,26 @@ func TestMetadataTopicsAndRequestVersion(t *testing.T) {
 	req, _ = none.newRequest()
 	assert.NotNil(t, req.Topics, "an empty list asks for no topic")
 	assert.Empty(t, req.Topics)
+}
+
+// TestMetadataNewTopicsSkipOnlyTheSuccessBackoff: topics added together go
+// in one request, due at once after a successful fetch; after a failed
+// fetch they wait for its backoff like any other fetch.
+func TestMetadataNewTopicsSkipOnlyTheSuccessBackoff(t *testing.T) {
+	now := time.Unix(5000, 0)
+	m := newTestMetadata(MetadataConfig{RefreshBackoff: 100 * time.Millisecond, MaxAge: time.Minute})
+	m.Update(oneBroker(), now)
+	m.AddTopics("x", "y", "z")
+	assert.Equal(t, time.Duration(0), m.TimeToNextUpdate(now))
+	req, _ := m.newRequest()
+	require.Len(t, req.Topics, 3, "added together, fetched together")
+	assert.Equal(t, 100*time.Millisecond, m.TimeToNextUpdate(now), "the request is built: the next fetch waits")
+
+	m.Failed(errors.New("boom"), now)
+	m.AddTopic("w")
+	assert.Equal(t, 100*time.Millisecond, m.TimeToNextUpdate(now), "after a failure the backoff holds")
+	m.Update(oneBroker(), now.Add(100*time.Millisecond))
+	assert.Equal(t, time.Duration(0), m.TimeToNextUpdate(now.Add(100*time.Millisecond)), "w was not fetched yet")
 }
 
 func TestMetadataEmptyBrokerListIsAFailure(t *testing.T) {

@@ -19,13 +19,23 @@ type Record struct {
 
 // RecordBodySize is the size of a record without its varint length prefix.
 func RecordBodySize(offsetDelta int32, timestampDelta int64, key, value []byte, headers []Header) int {
-	n := 1 + VarlongLen(timestampDelta) + VarintLen(offsetDelta) // attributes, deltas
-	n += nullableVarBytesLen(key) + nullableVarBytesLen(value)
+	return RecordBodySizeOf(offsetDelta, timestampDelta, RecordTailSize(key, value, headers))
+}
+
+// RecordTailSize is the encoded size of a record's key, value and headers:
+// the part of its body that does not depend on its place in a batch.
+func RecordTailSize(key, value []byte, headers []Header) int {
+	n := nullableVarBytesLen(key) + nullableVarBytesLen(value)
 	n += VarintLen(int32(len(headers)))
 	for _, h := range headers {
 		n += VarintLen(int32(len(h.Key))) + len(h.Key) + nullableVarBytesLen(h.Value)
 	}
 	return n
+}
+
+// RecordBodySizeOf is RecordBodySize from the record's RecordTailSize.
+func RecordBodySizeOf(offsetDelta int32, timestampDelta int64, tail int) int {
+	return 1 + VarlongLen(timestampDelta) + VarintLen(offsetDelta) + tail // attributes, deltas
 }
 
 // RecordSize is the full encoded size of a record, length prefix included.
@@ -38,19 +48,60 @@ func RecordSize(offsetDelta int32, timestampDelta int64, key, value []byte, head
 // is the hot path of the producer: it encodes in place with no allocation
 // beyond growing b.
 func AppendRecord(b []byte, offsetDelta int32, timestampDelta int64, key, value []byte, headers []Header) []byte {
-	b = AppendVarint(b, int32(RecordBodySize(offsetDelta, timestampDelta, key, value, headers)))
-	b = append(b, 0) // record attributes: unused
-	b = AppendVarlong(b, timestampDelta)
-	b = AppendVarint(b, offsetDelta)
-	b = appendNullableVarBytes(b, key)
-	b = appendNullableVarBytes(b, value)
-	b = AppendVarint(b, int32(len(headers)))
+	body := RecordBodySize(offsetDelta, timestampDelta, key, value, headers)
+	return AppendRecordOfSize(b, body, offsetDelta, timestampDelta, key, value, headers)
+}
+
+// AppendRecordOfSize is AppendRecord for a caller that already computed
+// the record's RecordBodySize. It writes in place (b grows once if
+// needed): it is the producer's per-record encoding.
+func AppendRecordOfSize(b []byte, bodySize int, offsetDelta int32, timestampDelta int64, key, value []byte, headers []Header) []byte {
+	n := len(b)
+	total := VarintLen(int32(bodySize)) + bodySize
+	if cap(b)-n < total {
+		b = append(b, make([]byte, total)...)[:n]
+	}
+	b = b[:n+total]
+	w := b[n:]
+	i := putUvarint(w, 0, zigzag64(int64(bodySize)))
+	w[i] = 0 // record attributes: unused
+	i = putUvarint(w, i+1, zigzag64(timestampDelta))
+	i = putUvarint(w, i, zigzag64(int64(offsetDelta)))
+	i = putNullableVarBytes(w, i, key)
+	i = putNullableVarBytes(w, i, value)
+	i = putUvarint(w, i, zigzag64(int64(len(headers))))
 	for _, h := range headers {
-		b = AppendVarint(b, int32(len(h.Key)))
-		b = append(b, h.Key...)
-		b = appendNullableVarBytes(b, h.Value)
+		i = putUvarint(w, i, zigzag64(int64(len(h.Key))))
+		i += copy(w[i:], h.Key)
+		i = putNullableVarBytes(w, i, h.Value)
 	}
 	return b
+}
+
+// zigzag64 is v in zig-zag form.
+func zigzag64(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
+
+// putUvarint writes u as a uvarint at w[i:], which has room, and returns
+// the index after it.
+func putUvarint(w []byte, i int, u uint64) int {
+	for u >= 0x80 {
+		w[i] = byte(u) | 0x80
+		u >>= 7
+		i++
+	}
+	w[i] = byte(u)
+	return i + 1
+}
+
+// putNullableVarBytes writes p, varint-length-prefixed (-1 for nil), at
+// w[i:], which has room, and returns the index after it.
+func putNullableVarBytes(w []byte, i int, p []byte) int {
+	if p == nil {
+		w[i] = 1 // -1 zig-zagged
+		return i + 1
+	}
+	i = putUvarint(w, i, zigzag64(int64(len(p))))
+	return i + copy(w[i:], p)
 }
 
 // Encode appends the record, length-prefixed, to w, keeping its attributes.

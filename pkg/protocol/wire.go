@@ -6,17 +6,21 @@ import (
 )
 
 // refThreshold is the size from which Writer.Ref keeps a reference to a byte
-// slice instead of copying it.
-const refThreshold = 4096
+// slice instead of copying it. Every record batch is larger (its header
+// alone takes 61 bytes), so even the small batches of many partitions sent
+// on their linger are referenced, and a frame's own buffer holds only
+// headers: small enough to reuse.
+const refThreshold = 64
 
 // Writer is an append-style encoder of Kafka primitive types. The zero value
 // is ready to use. Large byte slices passed to Ref are kept by reference so a
 // request can be written with one vectored write and no copy of its record
 // batches.
 type Writer struct {
-	buf  []byte // the writer's own bytes
-	refs []ref  // external slices logically inserted into buf
-	n    int    // total length of refs
+	buf   []byte   // the writer's own bytes
+	refs  []ref    // external slices logically inserted into buf
+	n     int      // total length of refs
+	frame [][]byte // the list Frame returns, reused
 }
 
 // ref is an external slice that belongs at offset at of Writer.buf.
@@ -34,7 +38,21 @@ func (w *Writer) Reset() {
 	clear(w.refs)
 	w.refs = w.refs[:0]
 	w.n = 0
+	clear(w.frame)
+	w.frame = w.frame[:0]
 }
+
+// Frame is Buffers in a list the writer keeps: valid until the writer is
+// Reset, and reused by its next frame, so a frame of many record batches
+// costs no allocation once the writer has been used.
+func (w *Writer) Frame() [][]byte {
+	w.frame = w.Buffers(w.frame[:0])
+	return w.frame
+}
+
+// Retained is the capacity of the writer's own buffer: the memory a writer
+// kept for reuse holds (referenced slices not included).
+func (w *Writer) Retained() int { return cap(w.buf) }
 
 // Len is the number of bytes written so far.
 func (w *Writer) Len() int { return w.n + len(w.buf) }

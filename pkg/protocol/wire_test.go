@@ -226,6 +226,33 @@ func TestTaggedFieldsSkipUnknown(t *testing.T) {
 	assert.Equal(t, int32(9), r.Int32())
 }
 
+// TestWriterFrameIsReused: Frame lists what Buffers lists, and a writer
+// reset and used again for the same shape of frame (a produce request of
+// many small batches) allocates nothing.
+func TestWriterFrameIsReused(t *testing.T) {
+	batches := make([][]byte, 1000)
+	for i := range batches {
+		batches[i] = bytes.Repeat([]byte{byte(i)}, 61+i%200) // a batch header and more
+	}
+	w := NewWriter(nil)
+	fill := func() {
+		w.Reset()
+		w.Int32(0)
+		for _, b := range batches {
+			w.Int32(int32(len(b)))
+			w.Bytes(b, false)
+		}
+	}
+	fill()
+	assert.Equal(t, w.Buffers(nil), w.Frame())
+	assert.Less(t, w.Retained(), 16<<10, "the batches are referenced, not copied")
+	allocs := testing.AllocsPerRun(10, func() {
+		fill()
+		_ = w.Frame()
+	})
+	assert.Zero(t, allocs)
+}
+
 func TestWriterRefBuffers(t *testing.T) {
 	big := bytes.Repeat([]byte{0xab}, refThreshold)
 	small := []byte("small")

@@ -8,6 +8,11 @@
 //     batches and the idempotence state; nothing else touches them. The
 //     Producer facade only appends to the accumulator, reads the metadata
 //     snapshot and wakes the Sender.
+//   - SendBatch and SendRun place records as Send does one after the
+//     other (the sticky partition moves on when a record would open a new
+//     batch there; a partition's records keep their order), routing a run
+//     under one acquisition of the partitioner's lock and appending each
+//     partition's records under one of the accumulator's.
 //   - Every record appended gets exactly one outcome through the callback:
 //     delivered with its offset, or failed with a reason. A batch's outcome
 //     is set once (accumulator.Batch.Done); later answers for it are ignored.

@@ -27,6 +27,9 @@ type Record struct {
 	// its batch's creation time for linger and the delivery timeout, so a
 	// caller that reads many records at once reads the clock once.
 	ReadAt time.Time
+	// Position identifies the record in the caller's input, for its
+	// Result; SendBatch reads it (Send takes it as an argument).
+	Position accumulator.Position
 }
 
 // ErrRecordTooLarge is wrapped when a record cannot fit in a request (or
@@ -50,6 +53,8 @@ type Producer struct {
 	md     *network.Metadata
 	sender *Sender
 	clock  network.Clock
+
+	scratch sync.Pool // *batchScratch for SendBatch
 
 	mu           sync.Mutex              // guards part and missingSince
 	part         accumulator.Partitioner // not safe for concurrent use
@@ -102,6 +107,7 @@ func newProducer(cfg Config, sel network.Selector, clock network.Clock, cb accum
 	acc := accumulator.New(cfg.Accumulator, cb)
 	p := &Producer{cfg: cfg, acc: acc, client: client, md: md, clock: clock,
 		part: cfg.Partitioner, missingSince: make(map[string]time.Time)}
+	p.scratch.New = newBatchScratch
 	p.sender = newSender(&p.cfg, client, acc, clock)
 	return p, nil
 }

@@ -39,7 +39,7 @@ func TestDefaults(t *testing.T) {
 	assert.True(t, o.Idempotence)
 	assert.Equal(t, 5*time.Millisecond, o.Linger)
 	assert.Equal(t, 1<<20, o.BatchSize)
-	assert.Equal(t, int64(32<<20), o.BufferMemory)
+	assert.Equal(t, int64(8<<20), o.BufferMemory)
 	assert.Equal(t, 1<<20, o.MaxRequestSize)
 	assert.Equal(t, protocol.CodecNone, o.Compression)
 	assert.Equal(t, 5, o.MaxInFlight)

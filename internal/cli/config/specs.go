@@ -60,7 +60,7 @@ func optionSpecs() []optionSpec {
 		{Name: "idempotence", Default: "true", Kind: kindBool, Usage: "idempotent producer (needs acks=all; off by default with acks 0 or 1)"},
 		{Name: "linger", Default: "5ms", Usage: "wait up to `duration` for more records before sending a batch"},
 		{Name: "batch-size", Default: "1MiB", Usage: "largest record batch in `bytes`"},
-		{Name: "buffer-memory", Default: "32MiB", Usage: "`bytes` of records waiting to be sent before input is paused"},
+		{Name: "buffer-memory", Default: "8MiB", Usage: "`bytes` of records waiting to be sent before input is paused"},
 		{Name: "max-request-size", Default: "1MiB", Usage: "largest produce request in `bytes`"},
 		{Name: "compression", Short: "z", Default: "none", Choices: protocol.CodecNames(), Usage: "compression `codec`: none | gzip | snappy | lz4 | zstd"},
 		{Name: "max-in-flight", Default: "5", Usage: "unacknowledged requests per broker, at most `N` (at most 5 with idempotence)"},

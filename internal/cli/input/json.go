@@ -74,22 +74,53 @@ func (j *jsonReader) Next(rec *Record) error {
 		if err != nil {
 			return err
 		}
-		j.number++
-		if size <= j.split.limit && len(bytes.Trim(data, " \t\r\n")) == 0 {
-			continue
-		}
-		*rec = Record{Source: j.source, Number: j.number, Partition: -1, Headers: j.shaper.headers, ReadAt: j.split.readAt}
-		if size > j.split.limit {
-			rec.Err = tooLarge(size, j.split.limit)
+		if j.record(rec, data, size) {
 			return nil
 		}
-		if err := j.parse(data); err != nil {
-			rec.Err = err
-			return nil
-		}
-		j.fill(rec)
-		return nil
 	}
+}
+
+// readBuffered appends to b the records wholly in the read buffer, until b
+// holds max records. Their bytes are copied into b (the first record's
+// too, which Next left in the reader's scratch), since each record is
+// parsed into the same scratch.
+func (j *jsonReader) readBuffered(b *Batch, max int) {
+	b.keep(&b.Records[len(b.Records)-1])
+	buf := j.split.buffered()
+	used := 0
+	for len(b.Records) < max {
+		end, skip, ok := j.split.cut(buf[used:])
+		if !ok {
+			break
+		}
+		data, size := buf[used:used+end], int64(end)
+		used += end + skip
+		if rec := b.slot(); j.record(rec, data, size) {
+			b.keep(rec)
+			b.Records = b.Records[:len(b.Records)+1]
+		}
+	}
+	j.split.discard(buf, used)
+}
+
+// record parses the next record, of size raw bytes (data, unless it is
+// too large), into rec; false when it is a blank line skipped.
+func (j *jsonReader) record(rec *Record, data []byte, size int64) bool {
+	j.number++
+	if size <= j.split.limit && len(bytes.Trim(data, " \t\r\n")) == 0 {
+		return false
+	}
+	*rec = Record{Source: j.source, Number: j.number, Partition: -1, Headers: j.shaper.headers, ReadAt: j.split.readAt}
+	if size > j.split.limit {
+		rec.Err = tooLarge(size, j.split.limit)
+		return true
+	}
+	if err := j.parse(data); err != nil {
+		rec.Err = err
+		return true
+	}
+	j.fill(rec)
+	return true
 }
 
 // parse parses one JSON object into j.fields.

@@ -97,6 +97,32 @@ func (s *splitter) next() (rec []byte, size int64, err error) {
 	}
 }
 
+// buffered returns the bytes in the read buffer, not yet consumed. They
+// stay valid until the source is read again; consume them with discard.
+func (s *splitter) buffered() []byte {
+	buf, _ := s.br.Peek(s.br.Buffered()) // cannot fail: the bytes are buffered
+	return buf
+}
+
+// cut splits the front record off buf, bytes from the read buffer: it
+// returns the record's end in buf and the length of what follows it
+// (the delimiter, none for a last record without one), or ok false when
+// buf holds no whole record (next would read the source).
+func (s *splitter) cut(buf []byte) (end, skip int, ok bool) {
+	if len(s.delim) == 1 {
+		end = bytes.IndexByte(buf, s.delim[0])
+	} else {
+		end = bytes.Index(buf, s.delim)
+	}
+	switch {
+	case end >= 0:
+		return end, len(s.delim), true
+	case s.eof && len(buf) > 0: // the last record, without a delimiter
+		return len(buf), 0, true
+	}
+	return 0, 0, false
+}
+
 // discard consumes the first n bytes of buf, the buffered bytes, showing
 // them to the tap first.
 func (s *splitter) discard(buf []byte, n int) {
@@ -160,16 +186,51 @@ func (l *linesReader) Next(rec *Record) error {
 		if err != nil {
 			return err
 		}
-		l.number++
-		if size == 0 && l.skipEmpty {
-			continue
-		}
-		*rec = Record{Source: l.source, Number: l.number, Partition: -1, Headers: l.shaper.headers, ReadAt: l.split.readAt}
-		if size > l.split.limit {
-			rec.Err = tooLarge(size, l.split.limit)
+		if l.record(rec, data, size) {
 			return nil
 		}
-		l.fields.fill(rec, data, &l.shaper)
-		return nil
 	}
+}
+
+// readBuffered appends to b the records wholly in the read buffer, until b
+// holds max records. They alias the buffer, which is not read again
+// before b is done with.
+func (l *linesReader) readBuffered(b *Batch, max int) {
+	buf := l.split.buffered()
+	used := 0
+	for len(b.Records) < max {
+		end, skip, ok := l.split.cut(buf[used:])
+		if !ok {
+			break
+		}
+		data, size := buf[used:used+end], int64(end)
+		used += end + skip
+		if size > l.split.limit {
+			data = nil
+		}
+		if l.record(b.slot(), data, size) {
+			b.Records = b.Records[:len(b.Records)+1]
+		}
+	}
+	l.split.discard(buf, used)
+}
+
+// record makes rec the next record, of size raw bytes (data, unless it is
+// too large); false when the record is an empty one skipped.
+func (l *linesReader) record(rec *Record, data []byte, size int64) bool {
+	l.number++
+	if size == 0 && l.skipEmpty {
+		return false
+	}
+	// Every field, one by one: a struct literal would be built aside and
+	// copied whole.
+	rec.Source, rec.Number, rec.Topic, rec.Partition = l.source, l.number, "", -1
+	rec.Key, rec.Value, rec.Headers = nil, nil, l.shaper.headers
+	rec.Timestamp, rec.ReadAt, rec.Err = 0, l.split.readAt, nil
+	if size > l.split.limit {
+		rec.Err = tooLarge(size, l.split.limit)
+		return true
+	}
+	l.fields.fill(rec, data, &l.shaper)
+	return true
 }

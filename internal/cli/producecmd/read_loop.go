@@ -15,16 +15,24 @@ import (
 // --topic is not given.
 var errNoTopic = errors.New("no topic: the record names none and --topic is not set")
 
-// readInputs reads every input in order and hands each record to the
-// producer, until the inputs end, --count records were read, the run is
-// interrupted, stdout is closed or the producer stops for good. A resumed
-// run (--resume) reads on after what the earlier runs committed, --count
-// counting their records too.
+// maxBatchRecords bounds the records read and handed to the producer
+// together (what one read buffer holds, of small records), so that the
+// scratch they need stays small.
+const maxBatchRecords = 1024
+
+// readInputs reads every input in order and hands its records to the
+// producer, a read buffer's worth at a time, until the inputs end, --count
+// records were read, the run is interrupted, stdout is closed or the
+// producer stops for good. With --rate, --sync or a transaction, records go
+// one by one: each waits for its turn or its outcome, or joins the open
+// transaction. A resumed run (--resume) reads on after what the earlier
+// runs committed, --count counting their records too.
 func (r *producerRun) readInputs(ctx context.Context, inputs []input.Input) {
 	var skipped int64 // records of the earlier runs, counted by --count
 	if r.resume != nil {
 		skipped = r.resume.skipped
 	}
+	var b input.Batch
 	for i, in := range inputs {
 		var start input.Start
 		if r.resume != nil {
@@ -39,13 +47,13 @@ func (r *producerRun) readInputs(ctx context.Context, inputs []input.Input) {
 			r.readErr.Store(true)
 			return
 		}
-		var rec input.Record
 		var srec sender.Record
+		last := int64(0) // the number of the last record read from this input
 		for r.opts.Count == 0 || skipped+r.read.Load() < r.opts.Count {
 			if r.shouldStop(ctx) {
 				return
 			}
-			err := rr.Next(&rec)
+			err := input.ReadBatch(rr, &b, r.batchLimit(skipped+r.read.Load()))
 			if errors.Is(err, io.EOF) {
 				if r.resume != nil {
 					r.resume.tracker.Complete(i)
@@ -53,29 +61,52 @@ func (r *producerRun) readInputs(ctx context.Context, inputs []input.Input) {
 				break
 			}
 			if err != nil {
-				r.rep.Errorf("error: %s: read after record %d: %v\n", in.Name, rec.Number, err)
+				r.rep.Errorf("error: %s: read after record %d: %v\n", in.Name, last, err)
 				r.readErr.Store(true)
 				break
 			}
 			if r.stopped.Load() {
 				return
 			}
-			r.read.Add(1)
+			r.read.Add(int64(len(b.Records)))
+			last = b.Records[len(b.Records)-1].Number
 			if r.resume != nil {
-				r.resume.tracker.Record(i, rec.Number)
+				for k := range b.Records {
+					r.resume.tracker.Record(i, b.Records[k].Number)
+				}
 			}
-			if r.txn != nil {
-				if !r.txn.record(ctx, int32(i), &rec) {
+			switch {
+			case r.txn != nil:
+				if !r.txn.record(ctx, int32(i), &b.Records[0]) {
 					return
 				}
-				continue
+			case r.oneByOne():
+				r.produce(ctx, int32(i), &b.Records[0], &srec)
+			case !r.produceBatch(ctx, int32(i), b.Records):
+				return
 			}
-			r.produce(ctx, int32(i), &rec, &srec)
 		}
 	}
 	if !r.readErr.Load() && (r.opts.Count == 0 || skipped+r.read.Load() < r.opts.Count) {
 		r.inputEnded.Store(true)
 	}
+}
+
+// oneByOne reports whether records go to the producer one at a time:
+// --rate spaces them, --sync waits for each one's outcome.
+func (r *producerRun) oneByOne() bool { return r.pacer != nil || r.opts.Sync }
+
+// batchLimit is how many records the next read may hand on at once, after
+// read records: one with a transaction, --rate or --sync, no more than
+// --count leaves.
+func (r *producerRun) batchLimit(read int64) int {
+	if r.txn != nil || r.oneByOne() {
+		return 1
+	}
+	if r.opts.Count > 0 {
+		return int(min(int64(maxBatchRecords), r.opts.Count-read))
+	}
+	return maxBatchRecords
 }
 
 // shouldStop reports whether reading must end early.

@@ -35,6 +35,11 @@ type producerRun struct {
 	// inputEnded is set when reading ended at the end of every input (not
 	// at --count, not cut short).
 	inputEnded atomic.Bool
+	// sendScratch is the reading goroutine's memory for produceBatch.
+	sendScratch sendScratch
+	// completion is onCompletion's report, reused: the producer's callbacks
+	// run one at a time on its Sender goroutine.
+	completion report.Record
 
 	pacer     *pacer         // --rate; nil without
 	prog      *progress      // --progress; nil when no bar is drawn
@@ -130,6 +135,11 @@ func (r *producerRun) setUp(s cmdutil.Streams, inputs []input.Input) error {
 	if r.opts.TransactionalID != "" {
 		r.txn = newTxnRun(r, rep.NeedsRecordBytes())
 	}
+	if !rep.PrintsDeliveries() && r.stats == nil && r.txn == nil && !r.opts.Resume {
+		// -o none: a delivered batch is counted, its records are not
+		// reported one by one (failures still are).
+		cfg.Accumulator.OnDelivered = func(_ accumulator.TopicPartition, _ int64, n int) { rep.Delivered(n) }
+	}
 	if r.prod, err = sender.New(cfg, r.onCompletion); err != nil {
 		return cmdutil.AsUsageError(err)
 	}
@@ -152,17 +162,13 @@ func (r *producerRun) onCompletion(res *accumulator.Result) {
 	if r.stats != nil && res.Err == nil {
 		r.stats.delivered(res)
 	}
-	r.report(res.Position.Source, &report.Record{
-		Source:    r.sources[res.Position.Source],
-		Number:    res.Position.Record,
-		Topic:     res.Topic,
-		Partition: res.Partition,
-		Offset:    res.Offset,
-		Timestamp: res.Timestamp,
-		Key:       res.Key,
-		Value:     res.Value,
-		Err:       res.Err,
-	})
+	// Every field, one by one: a struct literal would be built aside and
+	// copied whole.
+	rep := &r.completion
+	rep.Source, rep.Number = r.sources[res.Position.Source], res.Position.Record
+	rep.Topic, rep.Partition, rep.Offset, rep.Timestamp = res.Topic, res.Partition, res.Offset, res.Timestamp
+	rep.Key, rep.Value, rep.Err = res.Key, res.Value, res.Err
+	r.report(res.Position.Source, rep)
 }
 
 // close waits for every record to have an outcome. After an interrupt the

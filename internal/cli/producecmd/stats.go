@@ -51,6 +51,9 @@ func (s *runStats) sent(key, value []byte) {
 	s.recordBytes.Add(int64(len(key) + len(value)))
 }
 
+// sentBytes adds n bytes of keys and values handed to the producer.
+func (s *runStats) sentBytes(n int64) { s.recordBytes.Add(n) }
+
 // delivered records the latency of a delivered record. The Sender
 // completes the records acknowledged by the responses of one turn one
 // after the other: they were all acknowledged when the first of them was

@@ -33,6 +33,9 @@ type Format interface {
 	// needsRecordBytes reports whether the format prints keys or values,
 	// which reports must then carry.
 	needsRecordBytes() bool
+	// printsDeliveries reports whether a delivery's report prints
+	// anything; when not, deliveries are only counted.
+	printsDeliveries() bool
 }
 
 // namedFormats are the formats named by a word, in the order the help
@@ -70,3 +73,4 @@ func (noneFormat) appendRecord(b []byte, _ *Record) []byte { return b }
 func (noneFormat) appendDry(b []byte, _ *DryRecord) []byte { return b }
 func (noneFormat) failuresOnStdout() bool                  { return false }
 func (noneFormat) needsRecordBytes() bool                  { return false }
+func (noneFormat) printsDeliveries() bool                  { return false }

@@ -14,6 +14,7 @@ func (jsonFormat) appendRecord(b []byte, r *Record) []byte { return appendJSONRe
 func (jsonFormat) appendDry(b []byte, r *DryRecord) []byte { return appendDryJSON(b, r) }
 func (jsonFormat) failuresOnStdout() bool                  { return true }
 func (jsonFormat) needsRecordBytes() bool                  { return false }
+func (jsonFormat) printsDeliveries() bool                  { return true }
 
 // appendJSONRecordStart opens the JSON object of a record's report:
 // {"source":..,"record":..,"topic":..,"partition":..

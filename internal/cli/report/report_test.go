@@ -121,6 +121,27 @@ func TestNeedsRecordBytes(t *testing.T) {
 	}
 }
 
+// TestDeliveredCountsWithoutReports: only none leaves deliveries
+// unprinted; Delivered counts them, and the summary adds them to the
+// reported failures.
+func TestDeliveredCountsWithoutReports(t *testing.T) {
+	for format, want := range map[string]bool{"text": true, "json": true, "none": false, "%o": true} {
+		r := newTestReporter(t, format, &bytes.Buffer{}, &bytes.Buffer{})
+		assert.Equal(t, want, r.PrintsDeliveries(), format)
+	}
+	var out, errOut bytes.Buffer
+	r := newTestReporter(t, "none", &out, &errOut)
+	r.Delivered(1000)
+	r.Delivered(234)
+	r.Report(failedReport())
+	delivered, failed := r.Counts()
+	assert.Equal(t, int64(1234), delivered)
+	assert.Equal(t, int64(1), failed)
+	r.Summary()
+	assert.Empty(t, out.String())
+	assert.True(t, strings.HasSuffix(errOut.String(), "1234 delivered, 1 failed\n"), errOut.String())
+}
+
 func TestReportCountsAndSummary(t *testing.T) {
 	var out, errOut bytes.Buffer
 	r := newTestReporter(t, "none", &out, &errOut)

@@ -60,6 +60,19 @@ func (r *Reporter) SetVerbose(v bool) {
 // (the template prints %k or %v).
 func (r *Reporter) NeedsRecordBytes() bool { return r.format.needsRecordBytes() }
 
+// PrintsDeliveries reports whether a delivered record's report prints
+// anything. When it does not (none), a caller may count deliveries with
+// Delivered instead of reporting each.
+func (r *Reporter) PrintsDeliveries() bool { return r.format.printsDeliveries() }
+
+// Delivered counts n delivered records without a report each, for a
+// format that does not print deliveries (see PrintsDeliveries).
+func (r *Reporter) Delivered(n int) {
+	r.mu.Lock()
+	r.delivered += int64(n)
+	r.mu.Unlock()
+}
+
 // Report prints the outcome of one record.
 func (r *Reporter) Report(rep *Record) { r.print(rep, nil) }
 

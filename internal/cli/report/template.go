@@ -86,6 +86,7 @@ func (f templateFormat) appendDry(b []byte, r *DryRecord) []byte {
 	return appendTemplate(b, f.parts, &r.Record)
 }
 func (templateFormat) failuresOnStdout() bool { return false }
+func (templateFormat) printsDeliveries() bool { return true }
 
 // needsRecordBytes reports whether the template prints keys or values.
 func (f templateFormat) needsRecordBytes() bool {

@@ -11,6 +11,7 @@ func (textFormat) appendRecord(b []byte, r *Record) []byte { return appendTextRe
 func (textFormat) appendDry(b []byte, r *DryRecord) []byte { return appendDryText(b, r) }
 func (textFormat) failuresOnStdout() bool                  { return false }
 func (textFormat) needsRecordBytes() bool                  { return false }
+func (textFormat) printsDeliveries() bool                  { return true }
 
 // appendTextReport appends "TOPIC/PARTITION@OFFSET\n".
 func appendTextReport(b []byte, rep *Record) []byte {
