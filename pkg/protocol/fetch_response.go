@@ -104,15 +104,7 @@ func (p *FetchResponsePartition) encode(w *Writer, version int16, flex bool) {
 		w.Int32(p.PreferredReadReplica)
 	}
 	w.NullableBytes(p.Records, flex)
-	if !flex || p.CurrentLeader == unknownLeader() {
-		w.TaggedFields(flex)
-		return
-	}
-	w.Uvarint(1)
-	putTagHeader(w, 1, 9) // two int32 and an empty tagged-field section
-	w.Int32(p.CurrentLeader.LeaderID)
-	w.Int32(p.CurrentLeader.LeaderEpoch)
-	w.TaggedFields(true)
+	putLeaderTags(w, flex, flex, 1, p.CurrentLeader)
 }
 
 // Decode reads the response body at version from r. Records alias r's

@@ -99,6 +99,22 @@ type LeaderIDAndEpoch struct {
 // unknownLeader returns LeaderIDAndEpoch's default.
 func unknownLeader() LeaderIDAndEpoch { return LeaderIDAndEpoch{LeaderID: -1, LeaderEpoch: -1} }
 
+// putLeaderTags writes a partition's tagged-field section (none unless
+// flex): empty, or, when the version has the field (withLeader) and the
+// leader is known, the one field tag holding it (KIP-951's CurrentLeader
+// in Produce and Fetch responses).
+func putLeaderTags(w *Writer, flex, withLeader bool, tag uint32, leader LeaderIDAndEpoch) {
+	if !withLeader || leader == unknownLeader() {
+		w.TaggedFields(flex)
+		return
+	}
+	w.Uvarint(1)
+	putTagHeader(w, tag, 9) // two int32 and an empty tagged-field section
+	w.Int32(leader.LeaderID)
+	w.Int32(leader.LeaderEpoch)
+	w.TaggedFields(true)
+}
+
 // ProduceResponseRecordError names one record that made the broker drop
 // its batch (KIP-467).
 type ProduceResponseRecordError struct {
@@ -209,15 +225,7 @@ func (p *ProduceResponsePartition) encode(w *Writer, version int16, flex bool) {
 		}
 		w.NullableString(p.ErrorMessage, flex)
 	}
-	if version < 10 || p.CurrentLeader == unknownLeader() {
-		w.TaggedFields(flex)
-		return
-	}
-	w.Uvarint(1)
-	putTagHeader(w, 0, 9) // two int32 and an empty tagged-field section
-	w.Int32(p.CurrentLeader.LeaderID)
-	w.Int32(p.CurrentLeader.LeaderEpoch)
-	w.TaggedFields(true)
+	putLeaderTags(w, flex, version >= 10, 0, p.CurrentLeader)
 }
 
 // Decode reads the response body at version from r.
