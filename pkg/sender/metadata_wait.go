@@ -50,7 +50,7 @@ func (p *Producer) partitionCount(ctx context.Context, topic string) (int, error
 			return 0, err
 		}
 		if waited := p.clock.Now().Sub(start); waited >= maxBlock {
-			return 0, p.giveUpOnTopic(topic, start, waited)
+			return 0, p.giveUp(ctx, topic, start, waited)
 		}
 		p.md.RequestUpdate()
 		select {
@@ -62,9 +62,35 @@ func (p *Producer) partitionCount(ctx context.Context, topic string) (int, error
 		case <-p.sender.stopped:
 			return 0, p.sender.fatalError()
 		case <-timer.C:
-			return 0, p.giveUpOnTopic(topic, start, maxBlock)
+			return 0, p.giveUp(ctx, topic, start, maxBlock)
 		}
 	}
+}
+
+// bootstrapVerdictGrace bounds how long a metadata wait that timed out
+// before the cluster ever answered waits for the Sender to give up on the
+// bootstrap (see giveUp).
+const bootstrapVerdictGrace = time.Second
+
+// giveUp ends a metadata wait that timed out. When the cluster never
+// answered and the bootstrap timeout is not longer than the wait (with
+// --bootstrap-timeout 0 it is the same), the Sender's verdict on the
+// bootstrap is due about now: the wait gives it bootstrapVerdictGrace, so
+// that the record fails with the error naming every address rather than
+// with whichever timer fired first.
+func (p *Producer) giveUp(ctx context.Context, topic string, start time.Time, waited time.Duration) error {
+	if p.md.Fetch().IsBootstrap() && p.cfg.Network.BootstrapTimeout <= waited {
+		grace := time.NewTimer(bootstrapVerdictGrace)
+		defer grace.Stop()
+		select {
+		case <-p.sender.stopped:
+			return p.sender.fatalError()
+		case <-p.sender.done:
+		case <-ctx.Done():
+		case <-grace.C:
+		}
+	}
+	return p.giveUpOnTopic(topic, start, waited)
 }
 
 // endWait records when a metadata wait ended (see Producer.waitEnd).
