@@ -131,17 +131,7 @@ func (m *FetchResponse) Decode(r *Reader, version int16) error {
 		}
 		r.TaggedFields(flex)
 	}
-	if version < 16 {
-		r.TaggedFields(flex)
-		return r.Err()
-	}
-	readTaggedFields(r, func(tag uint32, f *Reader) bool {
-		if tag != 0 {
-			return false
-		}
-		m.NodeEndpoints = decodeNodeEndpoints(f)
-		return true
-	})
+	m.NodeEndpoints = readNodeEndpointsTags(r, flex, version >= 16)
 	return r.Err()
 }
 

@@ -254,17 +254,7 @@ func (m *ProduceResponse) Decode(r *Reader, version int16) error {
 		r.TaggedFields(flex)
 	}
 	m.ThrottleTimeMs = r.Int32()
-	if version < 10 {
-		r.TaggedFields(flex)
-		return r.Err()
-	}
-	readTaggedFields(r, func(tag uint32, f *Reader) bool {
-		if tag != 0 {
-			return false
-		}
-		m.NodeEndpoints = decodeNodeEndpoints(f)
-		return true
-	})
+	m.NodeEndpoints = readNodeEndpointsTags(r, flex, version >= 10)
 	return r.Err()
 }
 
@@ -318,6 +308,25 @@ func (p *ProduceResponsePartition) decode(r *Reader, version int16, flex bool) {
 		f.TaggedFields(true)
 		return true
 	})
+}
+
+// readNodeEndpointsTags reads a response's closing tagged-field section
+// (none unless flex) and returns its NodeEndpoints field (tag 0), which
+// versions with withEndpoints may carry (KIP-951, Produce and Fetch).
+func readNodeEndpointsTags(r *Reader, flex, withEndpoints bool) []ProduceResponseNodeEndpoint {
+	if !withEndpoints {
+		r.TaggedFields(flex)
+		return nil
+	}
+	var eps []ProduceResponseNodeEndpoint
+	readTaggedFields(r, func(tag uint32, f *Reader) bool {
+		if tag != 0 {
+			return false
+		}
+		eps = decodeNodeEndpoints(f)
+		return true
+	})
+	return eps
 }
 
 // decodeNodeEndpoints reads the NodeEndpoints tagged field. An empty array
