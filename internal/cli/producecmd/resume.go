@@ -13,7 +13,7 @@ import (
 	"github.com/kproduce/kproduce/internal/cli/input"
 	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/admin"
-	"github.com/kproduce/kproduce/pkg/checkpoint"
+	"github.com/kproduce/kproduce/internal/checkpoint"
 	"github.com/kproduce/kproduce/pkg/sender"
 )
 
