@@ -17,6 +17,11 @@ func (b *Batch) Done(baseOffset, logAppendTime int64, err error) bool {
 	if !b.state.CompareAndSwap(statePending, stateDone) {
 		return false
 	}
+	if err == nil {
+		b.acc.delivered.Add(int64(b.count))
+	} else {
+		b.acc.failed.Add(int64(b.count))
+	}
 	switch cfg := &b.acc.cfg; {
 	case err == nil && cfg.OnDelivered != nil:
 		cfg.OnDelivered(b.tp, max(baseOffset, -1), b.count)
@@ -28,7 +33,7 @@ func (b *Batch) Done(baseOffset, logAppendTime int64, err error) bool {
 }
 
 // fireCallbacks reports each record in order. Offsets and timestamps come
-// from the record list (a record's offset delta is its index); the encoded
+// from the completion list (a record's offset delta is its index); the encoded
 // records are read only for keys, values and headers (ResultRecords) or
 // for timestamps too far apart for the record list.
 func (b *Batch) fireCallbacks(baseOffset, logAppendTime int64, err error) {
@@ -42,14 +47,14 @@ func (b *Batch) fireCallbacks(baseOffset, logAppendTime int64, err error) {
 	}
 	var parseErr error
 	var rec recordView
-	positions := b.records.reader()
+	comps := b.comps.reader()
 	for i := 0; i < b.count; i++ {
-		m := positions.next()
+		m := comps.next()
 		// Every field, one by one (a struct literal is built aside and
 		// copied whole): the callback may have changed them.
 		res.TopicPartition, res.Offset, res.Timestamp = b.tp, -1, b.baseTimestamp+int64(m.timestampDelta)
 		res.BatchCreatedAt, res.Key, res.Value, res.Headers = b.createdAt, nil, nil, nil
-		res.Position, res.Err = m.Position, err
+		res.Owner, res.Ref, res.Err = m.owner, m.ref, err
 		if err == nil && baseOffset >= 0 {
 			res.Offset = baseOffset + int64(i)
 		}
@@ -97,4 +102,10 @@ func (b *Batch) parseRecord(sc *doneScratch, records *[]byte, rec *recordView, p
 	}
 	res.Timestamp = b.baseTimestamp + rec.timestampDelta
 	return nil
+}
+
+// Outcomes returns how many records were delivered and how many failed so
+// far (their batches are done).
+func (a *Accumulator) Outcomes() (delivered, failed int64) {
+	return a.delivered.Load(), a.failed.Load()
 }

@@ -94,7 +94,7 @@ func TestFetchReadCommittedEveryCodec(t *testing.T) {
 	codecs := map[string]kgo.CompressionCodec{"none": kgo.NoCompression(), "gzip": kgo.GzipCompression(),
 		"snappy": kgo.SnappyCompression(), "lz4": kgo.Lz4Compression(), "zstd": kgo.ZstdCompression()}
 	cluster := startCluster(t)
-	c := newClient(t, admin.Config{Bootstrap: cluster.ListenAddrs()})
+	c := newClient(t, admin.Config{Brokers: cluster.ListenAddrs()})
 	for name, codec := range codecs {
 		t.Run(name, func(t *testing.T) {
 			topic := "txn-" + name
@@ -144,7 +144,7 @@ func createTopic(t *testing.T, cluster *kfake.Cluster, topic string, partitions 
 func TestListOffsets(t *testing.T) {
 	cluster := startCluster(t)
 	addrs := cluster.ListenAddrs()
-	c := newClient(t, admin.Config{Bootstrap: addrs})
+	c := newClient(t, admin.Config{Brokers: addrs})
 	ctx := testContext(t)
 	// Two records to each of the six partitions of "t" (on three brokers),
 	// then an open transaction on partition 0.
@@ -177,7 +177,7 @@ func TestListOffsets(t *testing.T) {
 
 func TestFetchFollowsALeaderMove(t *testing.T) {
 	cluster := startCluster(t)
-	c := newClient(t, admin.Config{Bootstrap: cluster.ListenAddrs()})
+	c := newClient(t, admin.Config{Brokers: cluster.ListenAddrs()})
 	ctx := testContext(t)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...), kgo.DefaultProduceTopic("u"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	require.NoError(t, err)
@@ -209,7 +209,7 @@ func TestFetchFollowsALeaderMove(t *testing.T) {
 
 func TestFetchPermanentAndLastingErrors(t *testing.T) {
 	cluster := startCluster(t)
-	c := newClient(t, admin.Config{Bootstrap: cluster.ListenAddrs()})
+	c := newClient(t, admin.Config{Brokers: cluster.ListenAddrs()})
 	_, err := c.Fetch(testContext(t), admin.FetchOptions{Topic: "t", Partition: 0, Offset: 5})
 	assert.ErrorIs(t, err, protocol.ErrOffsetOutOfRange)
 	assert.ErrorContains(t, err, "fetch t/0 at offset 5")
@@ -256,7 +256,7 @@ func TestReadSideVersions(t *testing.T) {
 				})
 			}
 			want := writeTransactions(t, cluster.ListenAddrs(), "v", kgo.Lz4Compression(), 2)
-			c := newClient(t, admin.Config{Bootstrap: cluster.ListenAddrs()})
+			c := newClient(t, admin.Config{Brokers: cluster.ListenAddrs()})
 			end, err := c.ListOffsets(testContext(t), "v", []int32{0}, protocol.ListOffsetsLatest, protocol.IsolationReadCommitted)
 			require.NoError(t, err)
 			got := readAll(t, c, "v", protocol.IsolationReadCommitted, 1<<20, end[0])

@@ -143,7 +143,7 @@ func (c *Client) checkBootstrap(now time.Time) {
 		e.Addresses = append(e.Addresses, c.addressFailure(n, now))
 	}
 	b.err = e
-	c.log.Info().Err(e).Msg("giving up on the cluster")
+	c.log.Info("giving up on the cluster", "err", e)
 	c.md.Failed(e, now)
 }
 
