@@ -56,6 +56,9 @@ func (d *dryRouter) produce(ctx context.Context, p *Producer, recs []Record, pro
 		if err == nil {
 			err = d.route(p, r, n)
 		}
+		if err != nil {
+			err = notSent(err)
+		}
 		promise(r, err)
 	}
 	return len(recs), nil

@@ -26,8 +26,8 @@ import (
 // Key, Value and Headers only with PromiseRecordBytes, and aliasing the
 // producer's memory). A record refused at once (too large, an unknown
 // partition) has its promise called before ProduceBatch returns, with the
-// element of recs itself; promises of the records appended after it may
-// run before.
+// element of recs itself and an error wrapping ErrNotSent; promises of the
+// records appended after it may run before.
 //
 // ProduceBatch returns how many records from the front it handled
 // (appended or refused). When that is short of len(recs), the record at
@@ -171,7 +171,7 @@ func (b *batchSend) refuse(i int, partition int32, err error) {
 		r = b.own
 	}
 	r.Partition, r.Offset = partition, -1
-	b.promise(r, err)
+	b.promise(r, notSent(err))
 }
 
 // refuseRun refuses every record of a run whose first record is at base.

@@ -27,6 +27,20 @@ var ErrUnknownPartition = errors.New("unknown partition")
 // learned in time, or the cluster says it has no such topic.
 var ErrTopicMetadata = errors.New("topic not present in metadata")
 
+// ErrNotSent is wrapped by the error of a record refused when it was
+// handed over (an unknown topic or partition, a record too large, a
+// producer closed or stopped, a context ended): it never left the
+// producer, so producing it again cannot make a duplicate.
+var ErrNotSent = errors.New("not sent")
+
+// notSent wraps the error of a record refused at hand-over.
+func notSent(err error) error {
+	if errors.Is(err, ErrNotSent) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrNotSent, err)
+}
+
 // Producer produces records to a Kafka cluster: Produce and ProduceBatch
 // hand records over, one goroutine of the producer batches them per
 // partition and sends them to the partitions' leaders, and each record's
@@ -148,8 +162,9 @@ func newProducer(cfg config, sel network.Selector, clock network.Clock) (*Produc
 // Produce blocks while the buffer memory is spent and while the topic's
 // partitions are not known yet (up to MaxBlock). A record refused at once
 // (too large, an unknown partition, ctx ended, the producer closed or
-// stopped) has its promise called before Produce returns; the others from
-// the producer's goroutine, in order within a partition.
+// stopped) has its promise called before Produce returns, with an error
+// wrapping ErrNotSent; the others from the producer's goroutine, in order
+// within a partition.
 func (p *Producer) Produce(ctx context.Context, r *Record, promise func(*Record, error)) {
 	if promise == nil {
 		promise = func(*Record, error) {}
@@ -163,7 +178,7 @@ func (p *Producer) Produce(ctx context.Context, r *Record, promise func(*Record,
 	}
 	if err != nil {
 		r.Offset = -1
-		promise(r, err)
+		promise(r, notSent(err))
 	}
 }
 

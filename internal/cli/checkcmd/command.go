@@ -142,7 +142,7 @@ func runCheck(parent context.Context, opts *config.Connection, f checkFlags, s c
 		// The canaries are read back (through the admin client's
 		// connections) as they are acknowledged.
 		rb := startReadBack(ctx, client, run)
-		err := run.produce(parent, canaryProducerConfig(opts, left), left)
+		err := run.produce(parent, canaryProducerOptions(opts, left), left)
 		rb.wait()
 		if err != nil {
 			return failCheck(parent, s, f, opts.Topic, err)

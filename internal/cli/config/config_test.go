@@ -241,7 +241,7 @@ made.up=1
 	assert.Equal(t, "props", o.ClientID)
 	assert.Equal(t, "SASL_SSL", o.JavaSecurity["security.protocol"])
 	assert.Contains(t, o.JavaSecurity["sasl.jaas.config"], `password="s3cret"`)
-	assert.Equal(t, PartitionerRoundRobin, o.Partitioner)
+	assert.Equal(t, sender.PartitionerRoundRobin, o.Partitioner)
 	assert.NotContains(t, stderr, "key.serializer", "a serializer is accepted silently")
 	assert.Contains(t, stderr, path+":22: unknown property made.up")
 	assert.NotContains(t, stderr, "s3cret", "secrets are never logged")

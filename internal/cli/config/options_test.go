@@ -18,7 +18,7 @@ func TestIdempotenceAndAcks(t *testing.T) {
 		env      map[string]string
 		wantErr  string
 		wantIdem bool
-		wantAcks int16
+		wantAcks sender.Acks
 	}{
 		{name: "default: acks all, idempotent", wantIdem: true, wantAcks: sender.AllAcks},
 		{name: "acks -1 is all", args: []string{"-a", "-1"}, wantIdem: true, wantAcks: sender.AllAcks},

@@ -22,7 +22,7 @@ type gotRecord struct {
 	Key       []byte
 	Value     []byte
 	Headers   []protocol.Header
-	Timestamp int64
+	Timestamp int64 // ms; 0: none given
 	Err       error
 }
 
@@ -37,7 +37,10 @@ func clone(b []byte) []byte {
 // copyRecord copies rec.
 func copyRecord(rec *Record) gotRecord {
 	g := gotRecord{Number: rec.Number, Topic: rec.Topic, Partition: rec.Partition,
-		Key: clone(rec.Key), Value: clone(rec.Value), Timestamp: rec.Timestamp, Err: rec.Err}
+		Key: clone(rec.Key), Value: clone(rec.Value), Err: rec.Err}
+	if !rec.Timestamp.IsZero() {
+		g.Timestamp = rec.Timestamp.UnixMilli()
+	}
 	for _, h := range rec.Headers {
 		g.Headers = append(g.Headers, protocol.Header{Key: h.Key, Value: clone(h.Value)})
 	}

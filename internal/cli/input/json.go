@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"io"
 	"math"
+	"time"
 
 	"github.com/kproduce/kproduce/pkg/protocol"
+	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 // jsonHeader is a header parsed from a JSON record.
@@ -27,6 +29,7 @@ type jsonFields struct {
 	hasValue     bool
 	payload      bool // the value came as "payload"
 	timestamp    int64
+	hasTimestamp bool // a number, 0 included (1970-01-01): null or absent is none
 	headers      []jsonHeader
 }
 
@@ -110,7 +113,8 @@ func (j *jsonReader) record(rec *Record, data []byte, size int64) bool {
 	if size <= j.split.limit && len(bytes.Trim(data, " \t\r\n")) == 0 {
 		return false
 	}
-	*rec = Record{Source: j.source, Number: j.number, Partition: -1, Headers: j.shaper.headers, ReadAt: j.split.readAt}
+	*rec = Record{Record: sender.Record{Partition: sender.AnyPartition, Headers: j.shaper.headers},
+		Source: j.source, Number: j.number, ReadAt: j.split.readAt}
 	if size > j.split.limit {
 		rec.Err = tooLarge(size, j.split.limit)
 		return true
@@ -197,7 +201,7 @@ func (j *jsonReader) member(name []byte) error {
 		f.value, err = p.value()
 		f.hasValue, f.payload = err == nil, payload
 	case "timestamp", "ts":
-		f.timestamp, _, err = p.integer("timestamp", 0, math.MaxInt64)
+		f.timestamp, f.hasTimestamp, err = p.integer("timestamp", 0, math.MaxInt64)
 	case "headers":
 		err = j.headerField()
 	default:
@@ -218,7 +222,9 @@ func (j *jsonReader) fill(rec *Record) {
 	if f.hasPartition {
 		rec.Partition = int32(f.partition)
 	}
-	rec.Timestamp = f.timestamp
+	if f.hasTimestamp {
+		rec.Timestamp = time.UnixMilli(f.timestamp)
+	}
 	j.shaper.shape(rec, p.bytes(f.key), f.hasKey, p.bytes(f.value))
 	if len(f.headers) > 0 {
 		j.headers = j.headers[:0]

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kproduce/kproduce/pkg/protocol"
+	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 // layoutError is an input that does not match the format string: the
@@ -114,7 +115,7 @@ func (l *layoutReader) Next(rec *Record) error {
 			return err // the source could not be read
 		}
 		l.number++
-		*rec = Record{Source: l.source, Number: l.number, Partition: -1, ReadAt: l.readAt}
+		*rec = Record{Record: sender.Record{Partition: sender.AnyPartition}, Source: l.source, Number: l.number, ReadAt: l.readAt}
 		switch {
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			rec.Err = fmt.Errorf("%w: the input ends inside the record", ErrBadRecord)
@@ -331,7 +332,7 @@ func (l *layoutReader) build(rec *Record) {
 		rec.Partition = int32(p)
 	}
 	if l.numSet[partTimestamp] {
-		rec.Timestamp = l.nums[partTimestamp]
+		rec.Timestamp = time.UnixMilli(l.nums[partTimestamp])
 	}
 	if sp := l.fields[3]; sp.set {
 		l.buildTime(rec, sp)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"time"
+
+	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 // minSplitBuffer is the smallest read buffer of a splitter (bufio's own
@@ -224,9 +226,9 @@ func (l *linesReader) record(rec *Record, data []byte, size int64) bool {
 	}
 	// Every field, one by one: a struct literal would be built aside and
 	// copied whole.
-	rec.Source, rec.Number, rec.Topic, rec.Partition = l.source, l.number, "", -1
+	rec.Source, rec.Number, rec.Topic, rec.Partition = l.source, l.number, "", sender.AnyPartition
 	rec.Key, rec.Value, rec.Headers = nil, nil, l.shaper.headers
-	rec.Timestamp, rec.ReadAt, rec.Err = 0, l.split.readAt, nil
+	rec.Timestamp, rec.ReadAt, rec.Err = time.Time{}, l.split.readAt, nil
 	if size > l.split.limit {
 		rec.Err = tooLarge(size, l.split.limit)
 		return true

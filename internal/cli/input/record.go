@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kproduce/kproduce/pkg/protocol"
+	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 // inputBufferSize is the read buffer of the lines and json readers: a
@@ -87,20 +88,20 @@ var ErrBadHeader = errors.New("bad header")
 // --max-record-bytes.
 var ErrRecordTooLarge = errors.New("record too large")
 
-// Record is one record read from an input, with its position.
+// Record is one record read from an input: the record to produce and
+// where it was read.
 type Record struct {
-	Source    string // file name or "-"
-	Number    int64  // 1-based record number in its source (skipped empty records still count)
-	Topic     string // "" = the default topic (--topic)
-	Partition int32  // -1 = use --partition / partitioner
-	Key       []byte // nil = null; valid until the next Next call
-	Value     []byte // nil = null; valid until the next Next call
-	// Headers are the record's own headers (json) followed by the -H
-	// headers; valid until the next Next call.
-	Headers   []protocol.Header
-	Timestamp int64 // ms; 0 = none given (use ReadAt)
+	// Record is what is produced. Its Topic is "" for the default topic
+	// (--topic), its Partition sender.AnyPartition unless the record names
+	// one, and its Timestamp the zero time unless the record gives one
+	// (then the producer stamps it). Key, Value and Headers (the record's
+	// own, json, followed by the -H headers) are valid until the next Next
+	// call; nil is null.
+	sender.Record
+	Source string // file name or "-"
+	Number int64  // 1-based record number in its source (skipped empty records still count)
 	// ReadAt is when the record's bytes were read from the source (the
-	// read that completed it); its timestamp unless one is given.
+	// read that completed it).
 	ReadAt time.Time
 	// Err is non-nil when this record failed while being read (too large,
 	// malformed JSON): report it, do not produce it.

@@ -11,7 +11,7 @@ type jsonFormat struct{}
 
 func (jsonFormat) String() string                          { return "json" }
 func (jsonFormat) appendRecord(b []byte, r *Record) []byte { return appendJSONReport(b, r) }
-func (jsonFormat) appendDry(b []byte, r *DryRecord) []byte { return appendDryJSON(b, r) }
+func (jsonFormat) appendDry(b []byte, r *Record) []byte    { return appendDryJSON(b, r) }
 func (jsonFormat) failuresOnStdout() bool                  { return true }
 func (jsonFormat) needsRecordBytes() bool                  { return false }
 func (jsonFormat) printsDeliveries() bool                  { return true }
@@ -36,7 +36,7 @@ func appendJSONReport(b []byte, rep *Record) []byte {
 	b = append(b, `,"offset":`...)
 	b = strconv.AppendInt(b, rep.Offset, 10)
 	b = append(b, `,"timestamp":`...)
-	b = strconv.AppendInt(b, rep.Timestamp, 10)
+	b = strconv.AppendInt(b, rep.timestamp(), 10)
 	if rep.Err != nil {
 		b = append(b, `,"error":`...)
 		b = appendJSONString(b, rep.Err.Error())
@@ -86,7 +86,7 @@ func appendJSONString(b []byte, s string) []byte {
 // "headers":[{"key":..,"value":..}],"timestamp":..[,"error":..]}. Keys and
 // values are JSON strings of their raw bytes (as appendJSONString writes
 // them) or null; value_size is null for a null value.
-func appendDryJSON(b []byte, rep *DryRecord) []byte {
+func appendDryJSON(b []byte, rep *Record) []byte {
 	b = appendJSONRecordStart(b, rep.Source, rep.Number, rep.Topic, rep.Partition)
 	b = append(b, `,"key":`...)
 	b = appendJSONBytes(b, rep.Key)
@@ -108,7 +108,7 @@ func appendDryJSON(b []byte, rep *DryRecord) []byte {
 		b = append(b, '}')
 	}
 	b = append(b, `],"timestamp":`...)
-	b = strconv.AppendInt(b, rep.Timestamp, 10)
+	b = strconv.AppendInt(b, rep.timestamp(), 10)
 	if rep.Err != nil {
 		b = append(b, `,"error":`...)
 		b = appendJSONString(b, rep.Err.Error())
