@@ -90,12 +90,17 @@ func TestCompletionOffersChoices(t *testing.T) {
 		{[]string{"--sasl-mechanism"}, []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}},
 		{[]string{"--log-level"}, []string{"trace", "debug", "info", "warn", "error", "disabled"}},
 		{[]string{"--output"}, []string{"text", "json", "none"}},
-		{[]string{"--progress"}, []string{"auto", "always", "never"}},
+		// --progress alone is --progress=always: its values complete after '='.
+		{[]string{"--progress="}, []string{"auto", "always", "never"}},
 		{[]string{"check", "--output"}, []string{"text", "json"}},
 		{[]string{"metadata", "--sasl-mechanism"}, []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}},
 	}
 	for _, tt := range tests {
-		code, out, errOut := run(t, "", append(append([]string{"__complete"}, tt.args...), "")...)
+		args := append([]string{"__complete"}, tt.args...)
+		if !strings.HasSuffix(tt.args[len(tt.args)-1], "=") {
+			args = append(args, "") // the word being completed
+		}
+		code, out, errOut := run(t, "", args...)
 		require.Equal(t, cmdutil.ExitOK, code, errOut)
 		got := strings.Split(strings.TrimSpace(out), "\n")
 		require.NotEmpty(t, got)
@@ -104,7 +109,7 @@ func TestCompletionOffersChoices(t *testing.T) {
 	for _, tt := range tests[:len(tests)-2] {
 		for _, v := range tt.want {
 			// every value offered is one the command takes
-			args := []string{"-t", "t", "--dry-run", "--partitions", "1", tt.args[0], v}
+			args := []string{"-t", "t", "--dry-run", "--partitions", "1", strings.TrimSuffix(tt.args[0], "=") + "=" + v}
 			if tt.args[0] == "--sasl-mechanism" {
 				args = append(args, "--sasl-username", "u", "--sasl-password", "p")
 			}

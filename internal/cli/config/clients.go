@@ -59,6 +59,7 @@ func (o *Options) ProducerConfig(resultRecords bool) (sender.Config, error) {
 	cfg.TransactionTimeout = o.TransactionTimeout
 	cfg.Network.MaxInFlightPerConnection = o.MaxInFlight
 	cfg.Metadata.MaxAge = o.MetadataMaxAge
+	cfg.Metadata.AllowAutoTopicCreation = o.AllowAutoTopicCreation
 	cfg.Metadata.RefreshBackoff = o.RetryBackoff
 	cfg.Accumulator.BatchSize = o.BatchSize
 	cfg.Accumulator.Linger = o.Linger

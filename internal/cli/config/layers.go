@@ -96,7 +96,7 @@ func newResolver(fs *pflag.FlagSet) (*resolver, error) {
 // found on the way. Its errors are usage errors listing every problem
 // found.
 func Load(fs *pflag.FlagSet, args []string, stderr io.Writer) (*Options, error) {
-	args = claimCodecArgument(fs, args)
+	args = ClaimOptionalValues(fs, args)
 	var opts *Options
 	_, err := resolve(fs, stderr, func(vals optionValues) (*Connection, []string, error) {
 		o, warnings, err := buildOptions(vals, args, true)
@@ -150,10 +150,13 @@ func resolve(fs *pflag.FlagSet, stderr io.Writer, build func(optionValues) (*Con
 }
 
 // layer stacks the layers below the command line's flags: the config
-// file, the properties and other tools' flags, the derived security and
+// file, rpk's environment variables, the properties and other tools' flags, the derived security and
 // reader settings. It returns what the security properties mean.
 func (r *resolver) layer() (*javaprops.SecuritySettings, error) {
 	if err := r.readConfig(); err != nil {
+		return nil, err
+	}
+	if err := r.readRPKEnv(); err != nil {
 		return nil, err
 	}
 	props, err := r.commandLineProperties()

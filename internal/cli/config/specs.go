@@ -30,6 +30,9 @@ type optionSpec struct {
 	// Choices are the values an enumerated option takes (shell completion
 	// offers them); nil for the others.
 	Choices []string
+	// NoOptDefault is the value of the flag given without one
+	// (--progress alone is --progress=always); "" when it needs one.
+	NoOptDefault string
 }
 
 // optionSpecs lists every option in help order. In Usage, the back-quoted
@@ -72,6 +75,7 @@ func optionSpecs() []optionSpec {
 		{Name: "close-timeout", Default: "5s", Usage: "bound the flush after SIGINT or SIGTERM to `duration`"},
 		{Name: "retry-backoff", Default: "100ms", Usage: "wait `duration` before retrying a failed request"},
 		{Name: "metadata-max-age", Default: "5m", Usage: "refresh metadata at least every `duration`"},
+		{Name: "allow-auto-topic-creation", Default: "true", Kind: kindBool, Usage: "ask the brokers to create a missing topic (their auto.create.topics.enable decides); false: a missing topic is not created"},
 		{Name: "client-id", Default: "kproduce", Usage: "client `id` sent to the brokers"},
 		{Name: "transactional-id", Usage: "produce the input as one transaction with this transactional `id` (committed at the end, aborted on any failure)"},
 		{Name: "transaction-records", Default: "0", Usage: "with --transactional-id, commit every `N` records, each chunk its own transaction (0: the whole input)"},
@@ -94,7 +98,8 @@ func optionSpecs() []optionSpec {
 		{Name: "output", Short: "o", Default: "text", Choices: report.FormatNames(), Usage: "delivery reports on stdout: text | json | none | a `template` (%t %p %o %d %k %v %s %n %e %%)"},
 		{Name: "log-level", Default: "warn", Choices: LogLevels(), Usage: "`level` of the logs on stderr: trace | debug | info | warn | error | disabled"},
 		{Name: "rate", Default: "0", Usage: "send at most `N` records per second, evenly spaced (decimals allowed: 0.5 is one every 2s; 0: no limit)"},
-		{Name: "progress", Default: "auto", Choices: []string{ProgressAuto, ProgressAlways, ProgressNever}, Usage: "progress bar on stderr, `when`: auto (stderr is a terminal and the inputs are files) | always | never"},
+		{Name: "progress", Default: "auto", Choices: progressChoices(), NoOptDefault: ProgressAlways,
+			Usage: "progress bar on stderr, `when`: auto (stderr is a terminal and the inputs are files) | always (also --progress alone) | never"},
 		{Name: "stats", Default: "false", Kind: kindBool, Usage: "print a summary on stderr at exit: records, bytes, throughput, requests, batches, retries, latency"},
 		{Name: "stats-json", Usage: "write the summary of --stats as one JSON object to `file` (- for stdout)"},
 	}
@@ -118,6 +123,9 @@ func addSpecFlags(fs *pflag.FlagSet, specs []optionSpec) {
 			fs.StringArrayP(o.Name, o.Short, nil, o.Usage)
 		default:
 			fs.StringP(o.Name, o.Short, o.Default, o.Usage)
+		}
+		if o.NoOptDefault != "" {
+			fs.Lookup(o.Name).NoOptDefVal = o.NoOptDefault
 		}
 	}
 	fs.SortFlags = false

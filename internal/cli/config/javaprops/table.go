@@ -136,6 +136,8 @@ func producerProperties() []Setting {
 		{Librdkafka: []string{"topic.metadata.refresh.interval.ms"}, Kind: Mapped,
 			Option: "metadata-max-age", Meaning: "refresh metadata every this many ms (-1, never, has no equivalent: a warning)",
 			Parse: parseRefreshInterval, Example: "60000"},
+		{Java: []string{"allow.auto.create.topics"}, Librdkafka: []string{"allow.auto.create.topics"}, Kind: Mapped,
+			Option: "allow-auto-topic-creation", Meaning: "false: ask the brokers not to create a missing topic", Parse: parseBool, Example: "false"},
 		{Java: []string{"max.block.ms"}, Kind: Mapped, Option: "bootstrap-timeout",
 			Meaning: "bound the wait for the cluster's metadata, in ms: with an unreachable cluster, the bootstrap timeout", Parse: parseMillis, Example: "15000"},
 		{Java: []string{"transactional.id"}, Librdkafka: []string{"transactional.id"}, Kind: Mapped,
