@@ -64,10 +64,10 @@ grep -qE '^date    [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$' <<<"$version" || fail
 [[ $(/usr/bin/kproduce version -o json) == *"\"commit\":\"$commit\""* ]] || fail "kproduce version -o json does not name the commit"
 
 step "man kproduce"
-page=$(MANPAGER=cat MANWIDTH=80 man kproduce 2>&1) || fail "man kproduce: $page"
+page=$(env MANPAGER=cat MANWIDTH=80 man kproduce 2>&1) || fail "man kproduce: $page"
 grep -q 'kproduce - Produce records to Kafka from stdin or files' <<<"$page" || fail "man kproduce does not show kproduce's page: $(head -5 <<<"$page")"
 grep -q -- '--allow-auto-topic-creation' <<<"$page" || fail "man kproduce does not list the options"
-page=$(MANPAGER=cat man kproduce-check 2>&1) || fail "man kproduce-check: $page"
+page=$(env MANPAGER=cat man kproduce-check 2>&1) || fail "man kproduce-check: $page"
 grep -q 'kproduce-check' <<<"$page" || fail "man kproduce-check does not show the check page"
 
 step "bash completion"

@@ -22,7 +22,8 @@
 #   --snapshot          build any commit, a modified tree too
 #   --targets "OS/ARCH ..."   the platforms (default: all six)
 #   --formats "archive deb rpm"   what to make (default: all three)
-#   --out DIR           where to write (default: dist; emptied first)
+#   --out DIR           where to write (default: dist; a former output there
+#                       is replaced, any other non-empty directory refused)
 #
 # Needs Go, git, tar, gzip, zip (for windows archives) and sha256sum. nfpm
 # (the .deb and .rpm) is run with go run at the version pinned below, or
@@ -46,7 +47,7 @@ while [[ $# -gt 0 ]]; do
     --targets) targets=${2:?--targets needs a value}; shift ;;
     --formats) formats=${2:?--formats needs a value}; shift ;;
     --out) out=${2:?--out needs a value}; shift ;;
-    -h | --help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
   shift
@@ -77,6 +78,9 @@ fi
 plain=${version#v}
 export SOURCE_DATE_EPOCH=$epoch
 
+if [[ -d $out && -n $(ls -A "$out") && ! -f $out/SHA256SUMS && ! -d $out/.work ]]; then
+  die "--out $out: not empty and not a former release output: choose another directory"
+fi
 rm -rf "$out"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -163,4 +167,4 @@ done
 rm -rf "$work"
 (cd "$out" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\n' | LC_ALL=C sort | xargs sha256sum >SHA256SUMS)
 echo "release: kproduce $version ($commit, $tree_state) in $out:" >&2
-(cd "$out" && ls -l --time-style=+ | tail -n +2 | awk '{printf "  %10d  %s\n", $5, $NF}') >&2
+(cd "$out" && find . -maxdepth 1 -type f -printf '  %10s  %f\n' | LC_ALL=C sort -k2) >&2
