@@ -191,7 +191,7 @@ func (r *resolver) securityContext() javaprops.SecurityContext {
 	if r.vals.IsSet("tls") {
 		ctx.TLS = rd.boolean("tls")
 	} else {
-		for _, k := range []string{"tls-ca", "tls-cert", "tls-key", "tls-server-name"} {
+		for _, k := range []string{"tls-ca", "tls-cert", "tls-key", "tls-keystore", "tls-truststore", "tls-server-name"} {
 			ctx.TLS = ctx.TLS || strings.TrimSpace(rd.str(k)) != ""
 		}
 		ctx.TLS = ctx.TLS || (r.vals.IsSet("tls-insecure-skip-verify") && rd.boolean("tls-insecure-skip-verify"))
