@@ -92,4 +92,3 @@ func TestOAuthBearerUnsecuredAndExpiry(t *testing.T) {
 	lifetime := r.authOAuth("n,,\x01auth=Bearer " + token + "\x01\x01")
 	assert.InDelta(t, time.Until(exp).Milliseconds(), lifetime, 2000, "the session ends at exp, before the hour")
 }
-
