@@ -193,21 +193,23 @@ var (
 	tokenKRBError = []byte{0x03, 0x00}
 )
 
-// Step runs the exchange: the initial context token, an empty answer to
-// the broker's reply, then our choice of security layer.
+// Step runs the exchange: the initial context token; then, as Kafka's
+// brokers (Java's GssKrb5Server) answer, an AP-REP or an empty message is
+// answered with an empty message, and the wrap token offering the
+// security layers with our choice, which ends the exchange.
 func (s *gssapiSession) Step(challenge []byte) ([]byte, bool, error) {
 	s.step++
-	switch s.step {
-	case 1:
+	switch {
+	case s.step == 1:
 		token, err := s.initialToken()
 		return token, false, err
-	case 2:
-		return []byte{}, false, s.readAPReply(challenge)
-	case 3:
+	case s.step > 4:
+		return nil, false, errors.New("the broker's GSSAPI exchange goes on past the security layer")
+	case len(challenge) >= 2 && challenge[0] == 0x05 && challenge[1] == 0x04: // a wrap token
 		out, err := s.securityLayer(challenge)
 		return out, true, err
 	}
-	return nil, true, nil
+	return []byte{}, false, s.readAPReply(challenge)
 }
 
 // initialToken is the GSS-API initial context token: the Kerberos AP-REQ

@@ -105,7 +105,6 @@ func (k *KDC) writeConfig(t testing.TB, port int) {
 	ticket_lifetime = 1h
 	renew_lifetime = 2h
 	forwardable = false
-	default_ccache_name = FILE:%[2]s/default-ccache
 	permitted_enctypes = aes256-cts-hmac-sha1-96 aes128-cts-hmac-sha1-96
 [realms]
 	%[1]s = {
