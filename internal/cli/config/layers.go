@@ -208,8 +208,8 @@ func (r *resolver) securityContext() javaprops.SecurityContext {
 func (o *Connection) finishSecurity(js *javaprops.SecuritySettings) error {
 	o.Security.TLSSkipHostnameVerify = js.SkipHostnameVerify
 	if strings.HasPrefix(js.Protocol, "SASL_") && o.Security.SASLMechanism == "" {
-		return fmt.Errorf("security.protocol=%s needs sasl.mechanism (or --sasl-mechanism): one of %s"+
-			" (GSSAPI, Java's default, is not supported)", js.Protocol, strings.Join(network.SASLMechanisms(), ", "))
+		return fmt.Errorf("security.protocol=%s needs sasl.mechanism (or --sasl-mechanism): one of %s",
+			js.Protocol, strings.Join(network.SASLMechanisms(), ", "))
 	}
 	return o.Security.build()
 }

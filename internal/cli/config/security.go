@@ -46,6 +46,9 @@ type SecurityOptions struct {
 	SASLMechanism string
 	// SASLUsername and SASLPassword are the SASL credentials.
 	SASLUsername, SASLPassword string
+	// Kerberos holds the GSSAPI settings, the paths resolved (KRB5_CONFIG,
+	// KRB5CCNAME and their defaults).
+	Kerberos network.GSSAPIConfig
 
 	// TLSConfig is the client TLS configuration built from the fields
 	// above; nil without TLS.
@@ -74,6 +77,9 @@ func (r *optionReader) readSecurity(o *Connection) {
 		r.fail("tls-cert", fmt.Errorf("%w: --tls-cert and --tls-key go together (the client certificate and its private key)", ErrBadValue))
 	}
 	r.readSASL(s)
+	if b := o.BootstrapTimeout; s.SASLMechanism == network.MechanismGSSAPI && b > 0 && b < s.Kerberos.Timeout {
+		s.Kerberos.Timeout = b
+	}
 }
 
 // readStores reads the key store and trust store options: each instead
@@ -108,6 +114,10 @@ func (r *optionReader) readSASL(s *SecurityOptions) {
 		return
 	}
 	s.SASLMechanism = mech
+	if mech == network.MechanismGSSAPI {
+		r.readKerberos(s)
+		return
+	}
 	if s.SASLUsername == "" {
 		r.fail("sasl-username", fmt.Errorf("%w: --sasl-mechanism %s needs a user name", ErrBadValue, mech))
 	}
@@ -128,7 +138,13 @@ func (r *optionReader) secret(key string) string {
 // build makes the TLS configuration and the SASL mechanism, reading the
 // PEM files. Every error is a usage error: nothing was sent yet.
 func (s *SecurityOptions) build() error {
-	if s.SASLMechanism != "" {
+	if s.SASLMechanism == network.MechanismGSSAPI {
+		m, err := network.NewGSSAPIMechanism(s.Kerberos)
+		if err != nil {
+			return fmt.Errorf("--sasl-mechanism GSSAPI: %w", err)
+		}
+		s.SASL = m
+	} else if s.SASLMechanism != "" {
 		m, err := network.NewSASLMechanism(s.SASLMechanism, s.SASLUsername, s.SASLPassword)
 		if err != nil {
 			return fmt.Errorf("--sasl-mechanism: %w", err)
@@ -167,7 +183,13 @@ func (s *SecurityOptions) logFields() map[string]any {
 			}
 		}
 	}
-	if s.SASLMechanism != "" {
+	switch s.SASLMechanism {
+	case "":
+	case network.MechanismGSSAPI:
+		k := s.Kerberos
+		f["sasl_mechanism"], f["kerberos_service_name"], f["kerberos_principal"] = s.SASLMechanism, k.ServiceName, k.Principal
+		f["kerberos_keytab"], f["kerberos_ccache"], f["kerberos_config"] = k.KeytabFile, k.CCacheFile, k.ConfigFile
+	default:
 		f["sasl_mechanism"], f["sasl_username"], f["sasl_password"] = s.SASLMechanism, s.SASLUsername, javaprops.Redacted
 	}
 	return f

@@ -142,6 +142,9 @@ func readerEffects() map[string]effect {
 // changes nothing but warns once.
 func TestEveryPropertyHasItsEffect(t *testing.T) {
 	special := securityEffects(t)
+	for k, v := range kerberosEffects(t) {
+		special[k] = v
+	}
 	for k, v := range readerEffects() {
 		special[k] = v
 	}
