@@ -98,8 +98,8 @@ func TestKerberosOptions(t *testing.T) {
 	})
 	t.Run("errors before connecting", func(t *testing.T) {
 		for args, want := range map[*[]string]string{
-			{"--kerberos-keytab", f.keytab, "--kerberos-config", "/nonexistent"}:                         "no krb5.conf at /nonexistent",
-			{"--kerberos-keytab", "/nonexistent.keytab", "--kerberos-config", f.conf}:                   "--kerberos-keytab: open /nonexistent.keytab",
+			{"--kerberos-keytab", f.keytab, "--kerberos-config", "/nonexistent"}:                            "no krb5.conf at /nonexistent",
+			{"--kerberos-keytab", "/nonexistent.keytab", "--kerberos-config", f.conf}:                       "--kerberos-keytab: open /nonexistent.keytab",
 			{"--kerberos-keytab", f.keytab2, "--kerberos-principal", "client", "--kerberos-config", f.conf}: "holds no key of client@EXAMPLE.COM; it holds other@EXAMPLE.COM",
 		} {
 			_, _, err := parseOptions(t, append([]string{"-t", "t", "--sasl-mechanism", "GSSAPI"}, *args...)...)
