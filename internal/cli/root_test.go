@@ -7,7 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jcmturner/gokrb5/v8/iana/etypeID"
+	"github.com/jcmturner/gokrb5/v8/keytab"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -105,7 +108,10 @@ func TestCompletionOffersChoices(t *testing.T) {
 		for _, v := range tt.want {
 			// every value offered is one the command takes
 			args := []string{"-t", "t", "--dry-run", "--partitions", "1", tt.args[0], v}
-			if tt.args[0] == "--sasl-mechanism" {
+			switch {
+			case v == "GSSAPI":
+				args = append(args, kerberosArgs(t)...)
+			case tt.args[0] == "--sasl-mechanism":
 				args = append(args, "--sasl-username", "u", "--sasl-password", "p")
 			}
 			code, _, errOut := run(t, "x\n", args...)
@@ -136,4 +142,20 @@ func TestSubcommandsTakeOtherToolsConnectionFlags(t *testing.T) {
 		code, _, errOut := run(t, "", args...)
 		assert.Equal(t, cmdutil.ExitFailed, code, "%v: an unreachable cluster, not a usage error: %s", args, errOut)
 	}
+}
+
+// kerberosArgs are the GSSAPI options with a krb5.conf and a keytab of
+// their own (no KDC is asked before a session starts).
+func kerberosArgs(t *testing.T) []string {
+	t.Helper()
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "krb5.conf")
+	require.NoError(t, os.WriteFile(conf, []byte("[libdefaults]\n default_realm = EXAMPLE.COM\n"), 0o600))
+	kt := keytab.New()
+	require.NoError(t, kt.AddEntry("client", "EXAMPLE.COM", "pw", time.Now(), 1, etypeID.AES256_CTS_HMAC_SHA1_96))
+	b, err := kt.Marshal()
+	require.NoError(t, err)
+	path := filepath.Join(dir, "client.keytab")
+	require.NoError(t, os.WriteFile(path, b, 0o600))
+	return []string{"--kerberos-config", conf, "--kerberos-keytab", path}
 }
