@@ -13,12 +13,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kproduce/kproduce/internal/kafkatest"
 )
+
+// kadminError matches an error line of kadmin.local.
+var kadminError = regexp.MustCompile(`(?m)^[a-z_.]+: `)
 
 // Realm is the realm of every test KDC.
 const Realm = "KPRODUCE.TEST"
@@ -164,8 +170,11 @@ func (k *KDC) start(t testing.TB, krb5kdc string, set settings) error {
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = k.env()
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
+	// Its own process group: faketime runs krb5kdc as a child, and the
+	// whole group is stopped at the end.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out := &lockedBuilder{}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -183,23 +192,45 @@ func (k *KDC) start(t testing.TB, krb5kdc string, set settings) error {
 			break
 		}
 		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
+			killGroup(cmd)
+			<-exited
 			return fmt.Errorf("krb5kdc does not listen on %s: %s", k.Addr, out.String())
 		}
 		time.Sleep(20 * time.Millisecond) // polling the port: the KDC says nothing when it is ready
 	}
 	k.cmd = cmd
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
+		killGroup(cmd)
 		<-exited
 	})
 	return nil
 }
 
+// killGroup kills the process group of cmd.
+func killGroup(cmd *exec.Cmd) { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+
+// lockedBuilder collects a process's output for an error message.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // Stop stops the KDC before the test ends (an unreachable KDC).
 func (k *KDC) Stop() {
 	if k.cmd != nil && k.cmd.Process != nil {
-		_ = k.cmd.Process.Kill()
+		killGroup(k.cmd)
 	}
 }
 
@@ -209,7 +240,9 @@ func (k *KDC) kadmin(t testing.TB, query string) {
 	cmd := exec.Command("kadmin.local", "-r", k.Realm, "-q", query)
 	cmd.Env = k.env()
 	out, err := cmd.CombinedOutput()
-	if err != nil || strings.Contains(string(out), "error") || strings.Contains(string(out), "Error") {
+	// kadmin.local exits 0 after a failed query: its errors are lines
+	// that start with the failing command ("add_principal: ...").
+	if err != nil || kadminError.Match(out) {
 		t.Fatalf("kadmin.local -q %q: %v\n%s", query, err, out)
 	}
 }
@@ -260,4 +293,11 @@ func (k *KDC) Kinit(t testing.TB, name, keytab, ccache string, extra ...string) 
 // naming Conf, plus kv.
 func (k *KDC) Env(kv ...string) []string {
 	return append(append(os.Environ(), "KRB5_CONFIG="+k.Conf), kv...)
+}
+
+// DeletePrincipal removes the principal from the realm: keytabs written
+// before name a principal the KDC does not know.
+func (k *KDC) DeletePrincipal(t testing.TB, name string) {
+	t.Helper()
+	k.kadmin(t, "delprinc -force "+k.Principal(name))
 }
