@@ -194,7 +194,7 @@ func (r *resolver) securityContext() javaprops.SecurityContext {
 	if r.vals.IsSet("tls") {
 		ctx.TLS = rd.boolean("tls")
 	} else {
-		for _, k := range []string{"tls-ca", "tls-cert", "tls-key", "tls-server-name"} {
+		for _, k := range []string{"tls-ca", "tls-cert", "tls-key", "tls-keystore", "tls-truststore", "tls-server-name"} {
 			ctx.TLS = ctx.TLS || strings.TrimSpace(rd.str(k)) != ""
 		}
 		ctx.TLS = ctx.TLS || (r.vals.IsSet("tls-insecure-skip-verify") && rd.boolean("tls-insecure-skip-verify"))
@@ -211,8 +211,8 @@ func (r *resolver) securityContext() javaprops.SecurityContext {
 func (o *Connection) finishSecurity(js *javaprops.SecuritySettings) error {
 	o.Security.TLSSkipHostnameVerify = js.SkipHostnameVerify
 	if strings.HasPrefix(js.Protocol, "SASL_") && o.Security.SASLMechanism == "" {
-		return fmt.Errorf("security.protocol=%s needs sasl.mechanism (or --sasl-mechanism): one of %s"+
-			" (GSSAPI, Java's default, is not supported)", js.Protocol, strings.Join(network.SASLMechanisms(), ", "))
+		return fmt.Errorf("security.protocol=%s needs sasl.mechanism (or --sasl-mechanism): one of %s",
+			js.Protocol, strings.Join(network.SASLMechanisms(), ", "))
 	}
 	return o.Security.build()
 }

@@ -80,7 +80,9 @@ func Describe(fs *pflag.FlagSet, stderr io.Writer) (*Description, error) {
 }
 
 // secretOptions hold passwords.
-func secretOptions() []string { return []string{"tls-key-password", "sasl-password"} }
+func secretOptions() []string {
+	return []string{"tls-key-password", "tls-keystore-password", "tls-truststore-password", "sasl-password"}
+}
 
 // displayValue is an option's effective value as text, secrets redacted.
 func (r *resolver) displayValue(spec optionSpec) string {
