@@ -7,7 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jcmturner/gokrb5/v8/iana/etypeID"
+	"github.com/jcmturner/gokrb5/v8/keytab"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -87,15 +90,20 @@ func TestCompletionOffersChoices(t *testing.T) {
 		{[]string{"--acks"}, []string{"all", "-1", "1", "0"}},
 		{[]string{"--format"}, []string{"lines", "json", "file"}},
 		{[]string{"--partitioner"}, []string{"murmur2", "round-robin", "random", "crc32", "consistent", "fnv1a"}},
-		{[]string{"--sasl-mechanism"}, []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}},
+		{[]string{"--sasl-mechanism"}, []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "GSSAPI"}},
 		{[]string{"--log-level"}, []string{"trace", "debug", "info", "warn", "error", "disabled"}},
 		{[]string{"--output"}, []string{"text", "json", "none"}},
-		{[]string{"--progress"}, []string{"auto", "always", "never"}},
+		// --progress alone is --progress=always: its values complete after '='.
+		{[]string{"--progress="}, []string{"auto", "always", "never"}},
 		{[]string{"check", "--output"}, []string{"text", "json"}},
-		{[]string{"metadata", "--sasl-mechanism"}, []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}},
+		{[]string{"metadata", "--sasl-mechanism"}, []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "GSSAPI"}},
 	}
 	for _, tt := range tests {
-		code, out, errOut := run(t, "", append(append([]string{"__complete"}, tt.args...), "")...)
+		args := append([]string{"__complete"}, tt.args...)
+		if !strings.HasSuffix(tt.args[len(tt.args)-1], "=") {
+			args = append(args, "") // the word being completed
+		}
+		code, out, errOut := run(t, "", args...)
 		require.Equal(t, cmdutil.ExitOK, code, errOut)
 		got := strings.Split(strings.TrimSpace(out), "\n")
 		require.NotEmpty(t, got)
@@ -104,8 +112,11 @@ func TestCompletionOffersChoices(t *testing.T) {
 	for _, tt := range tests[:len(tests)-2] {
 		for _, v := range tt.want {
 			// every value offered is one the command takes
-			args := []string{"-t", "t", "--dry-run", "--partitions", "1", tt.args[0], v}
-			if tt.args[0] == "--sasl-mechanism" {
+			args := []string{"-t", "t", "--dry-run", "--partitions", "1", strings.TrimSuffix(tt.args[0], "=") + "=" + v}
+			switch {
+			case v == "GSSAPI":
+				args = append(args, kerberosArgs(t)...)
+			case tt.args[0] == "--sasl-mechanism":
 				args = append(args, "--sasl-username", "u", "--sasl-password", "p")
 			}
 			code, _, errOut := run(t, "x\n", args...)
@@ -136,4 +147,20 @@ func TestSubcommandsTakeOtherToolsConnectionFlags(t *testing.T) {
 		code, _, errOut := run(t, "", args...)
 		assert.Equal(t, cmdutil.ExitFailed, code, "%v: an unreachable cluster, not a usage error: %s", args, errOut)
 	}
+}
+
+// kerberosArgs are the GSSAPI options with a krb5.conf and a keytab of
+// their own (no KDC is asked before a session starts).
+func kerberosArgs(t *testing.T) []string {
+	t.Helper()
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "krb5.conf")
+	require.NoError(t, os.WriteFile(conf, []byte("[libdefaults]\n default_realm = EXAMPLE.COM\n"), 0o600))
+	kt := keytab.New()
+	require.NoError(t, kt.AddEntry("client", "EXAMPLE.COM", "pw", time.Now(), 1, etypeID.AES256_CTS_HMAC_SHA1_96))
+	b, err := kt.Marshal()
+	require.NoError(t, err)
+	path := filepath.Join(dir, "client.keytab")
+	require.NoError(t, os.WriteFile(path, b, 0o600))
+	return []string{"--kerberos-config", conf, "--kerberos-keytab", path}
 }

@@ -9,7 +9,8 @@ import (
 // RunIsolated runs the tests of m with a kproduce environment of their
 // own: XDG_CONFIG_HOME an empty directory, so that no default config file
 // (~/.config/kproduce/config.yaml) of the machine is read, and no
-// KPRODUCE_* variable of the caller's. Use it in TestMain.
+// KPRODUCE_* variable of the caller's, nor any of rpk's RPK_* (which
+// kproduce reads too). Use it in TestMain.
 func RunIsolated(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "kproduce-test-config-")
 	if err != nil {
@@ -19,7 +20,7 @@ func RunIsolated(m *testing.M) int {
 	_ = os.Chmod(dir, 0o755) // tests run kproduce as another user too
 	_ = os.Setenv("XDG_CONFIG_HOME", dir)
 	for _, kv := range os.Environ() {
-		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "KPRODUCE_") {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "KPRODUCE_") || strings.HasPrefix(name, "RPK_") {
 			_ = os.Unsetenv(name)
 		}
 	}

@@ -26,6 +26,12 @@ type Config struct {
 	// SkipHostnameVerify checks the broker's certificate chain but not
 	// the name in it (Java's empty ssl.endpoint.identification.algorithm).
 	SkipHostnameVerify bool
+	// Keystore holds the client certificate and its private key (a JKS,
+	// PKCS #12 or PEM store); instead of CertFile and KeyFile.
+	Keystore Store
+	// Truststore holds the CAs to trust (a JKS, PKCS #12, PEM or DER
+	// file); instead of CAFile.
+	Truststore Store
 }
 
 // Build reads the PEM files and returns the client TLS configuration: TLS
@@ -38,6 +44,20 @@ func (c Config) Build() (*tls.Config, error) {
 			return nil, fmt.Errorf("--tls-ca: %w", err)
 		}
 		cfg.RootCAs = pool
+	}
+	if c.Truststore.File != "" {
+		pool, err := LoadTruststore(c.Truststore)
+		if err != nil {
+			return nil, fmt.Errorf("--tls-truststore: %w", err)
+		}
+		cfg.RootCAs = pool
+	}
+	if c.Keystore.File != "" {
+		cert, err := LoadKeystore(c.Keystore)
+		if err != nil {
+			return nil, fmt.Errorf("--tls-keystore: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
 	}
 	if c.CertFile != "" {
 		cert, err := loadKeyPair(c.CertFile, c.KeyFile, c.KeyPassword)

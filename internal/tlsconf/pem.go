@@ -121,7 +121,7 @@ func readPEMFile(path, kind string) ([]byte, error) {
 		return data, nil
 	}
 	if format := binaryStoreFormat(data); format != "" {
-		return nil, fmt.Errorf("%s: %w: it looks like a %s; kproduce reads PEM only. %s", path, ErrNotPEM, format, ConvertHint(kind, format))
+		return nil, fmt.Errorf("%s: %w: it looks like a %s; this option reads PEM only. %s", path, ErrNotPEM, format, storeHint(kind, format))
 	}
 	return nil, fmt.Errorf("%s: %w (no -----BEGIN line)", path, ErrNotPEM)
 }
@@ -152,6 +152,19 @@ func binaryStoreFormat(data []byte) string {
 		return FormatDER
 	}
 	return FormatPKCS12
+}
+
+// storeHint tells how to use a binary file given where PEM is expected:
+// as a store, or converted.
+func storeHint(kind, format string) string {
+	switch {
+	case format == FormatJCEKS || format == FormatDER && kind == "keystore":
+	case kind == "truststore":
+		return "Give it as --tls-truststore FILE (ssl.truststore.location) with its password, or convert it. " + ConvertHint(kind, format)
+	default:
+		return "Give it as --tls-keystore FILE (ssl.keystore.location) with its password, or convert it. " + ConvertHint(kind, format)
+	}
+	return ConvertHint(kind, format)
 }
 
 // ConvertHint tells how to turn a file of the given format into the PEM

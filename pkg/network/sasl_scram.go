@@ -35,10 +35,10 @@ const maxSCRAMIterations = 16384
 // mechanism kproduce does not implement.
 var ErrUnknownSASLMechanism = errors.New("unknown SASL mechanism")
 
-// SASLMechanisms returns the names of the mechanisms NewSASLMechanism
-// knows.
+// SASLMechanisms returns the names of the mechanisms kproduce speaks:
+// those NewSASLMechanism builds, and GSSAPI (NewGSSAPIMechanism).
 func SASLMechanisms() []string {
-	return []string{MechanismPlain, MechanismSCRAMSHA256, MechanismSCRAMSHA512}
+	return []string{MechanismPlain, MechanismSCRAMSHA256, MechanismSCRAMSHA512, MechanismGSSAPI}
 }
 
 // NewSASLMechanism returns the mechanism called name (PLAIN, SCRAM-SHA-256
@@ -56,6 +56,8 @@ func NewSASLMechanism(name, username, password string) (SASLMechanism, error) {
 		return SCRAMMechanism{Hash: SCRAMSHA256, Username: username, Password: password}, nil
 	case MechanismSCRAMSHA512:
 		return SCRAMMechanism{Hash: SCRAMSHA512, Username: username, Password: password}, nil
+	case MechanismGSSAPI:
+		return nil, fmt.Errorf("%w: GSSAPI takes Kerberos credentials: use NewGSSAPIMechanism", ErrUnknownSASLMechanism)
 	}
 	return nil, fmt.Errorf("%w %q: want one of %s", ErrUnknownSASLMechanism, name, strings.Join(SASLMechanisms(), ", "))
 }

@@ -191,14 +191,17 @@ func TestNewSASLMechanism(t *testing.T) {
 		require.NoError(t, err)
 		assert.NotEmpty(t, out)
 	}
-	for _, bad := range []string{"GSSAPI", "OAUTHBEARER", "SCRAM-SHA-1", ""} {
+	_, err := network.NewSASLMechanism("GSSAPI", "u", "secret")
+	assert.ErrorIs(t, err, network.ErrUnknownSASLMechanism)
+	assert.ErrorContains(t, err, "use NewGSSAPIMechanism")
+	for _, bad := range []string{"OAUTHBEARER", "SCRAM-SHA-1", ""} {
 		_, err := network.NewSASLMechanism(bad, "u", "secret")
 		require.Error(t, err, bad)
 		assert.ErrorIs(t, err, network.ErrUnknownSASLMechanism)
 		assert.Contains(t, err.Error(), "want one of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512")
 		assert.NotContains(t, err.Error(), "secret")
 	}
-	_, err := network.NewSASLMechanism("PLAIN", "", "p")
+	_, err = network.NewSASLMechanism("PLAIN", "", "p")
 	assert.ErrorContains(t, err, "empty user name")
 	_, err = network.SCRAMMechanism{Hash: 9, Username: "u"}.NewSession(network.Node{})
 	assert.Error(t, err)

@@ -5,7 +5,11 @@
 //
 // It prints "ready host:port,..." on stdout once every broker listens, and
 // runs until SIGINT or SIGTERM. Topics that do not exist are created on
-// first use with -partitions partitions. Data is kept in memory only.
+// first use with -partitions partitions, unless -auto-create=false: then a
+// missing topic is UNKNOWN_TOPIC_OR_PARTITION, as on a broker with
+// auto.create.topics.enable=false. Topic names are checked as Kafka checks
+// them: a name it rejects ("bad topic!") is INVALID_TOPIC_EXCEPTION and is
+// never created. Data is kept in memory only.
 //
 // Security, to try kproduce's TLS and SASL locally:
 //
@@ -53,6 +57,7 @@ type config struct {
 	port       int
 	partitions int
 	topics     []string
+	autoCreate bool
 	tls        bool
 	mtls       bool
 	tlsDir     string
@@ -70,6 +75,7 @@ func parseFlags(args []string, errOut io.Writer) (config, error) {
 	fs.IntVar(&c.port, "port", 9092, "port of the first broker; the others take the next ports (0: random ports)")
 	fs.IntVar(&c.partitions, "partitions", 6, "partitions of the seeded and auto-created topics")
 	fs.StringVar(&topics, "topics", "test", "comma-separated topics to create at start")
+	fs.BoolVar(&c.autoCreate, "auto-create", true, "create a missing topic when a client asks for it (Kafka's auto.create.topics.enable)")
 	fs.BoolVar(&c.tls, "tls", false, "listen with TLS: generate a CA and a server certificate for 127.0.0.1 and localhost, print the CA path")
 	fs.BoolVar(&c.mtls, "mtls", false, "require a client certificate (implies -tls); generate one signed by the CA")
 	fs.StringVar(&c.tlsDir, "tls-dir", "", "directory for the generated CA and client certificate (default: a new temporary directory)")
@@ -101,9 +107,13 @@ func parseFlags(args []string, errOut io.Writer) (config, error) {
 		return c, fmt.Errorf("-tls-dir needs -tls")
 	}
 	for _, t := range strings.Split(topics, ",") {
-		if t = strings.TrimSpace(t); t != "" {
-			c.topics = append(c.topics, t)
+		if t = strings.TrimSpace(t); t == "" {
+			continue
 		}
+		if err := validateTopicName(t); err != nil {
+			return c, fmt.Errorf("-topics: %w", err)
+		}
+		c.topics = append(c.topics, t)
 	}
 	return c, nil
 }
@@ -122,8 +132,10 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) error {
 	}
 	opts := []kfake.Opt{
 		kfake.Ports(ports...),
-		kfake.AllowAutoTopicCreation(),
 		kfake.DefaultNumPartitions(c.partitions),
+	}
+	if c.autoCreate {
+		opts = append(opts, kfake.AllowAutoTopicCreation())
 	}
 	if c.blackhole {
 		opts = append(opts, kfake.BlackholeProduce())
@@ -140,6 +152,7 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) error {
 		return fmt.Errorf("start cluster: %w", err)
 	}
 	defer cluster.Close()
+	guardTopicNames(cluster)
 	if _, err := fmt.Fprintf(out, "ready %s\n", strings.Join(cluster.ListenAddrs(), ",")); err != nil {
 		return err
 	}

@@ -85,7 +85,7 @@ func TestDevBrokerFlags(t *testing.T) {
 	}
 	c, err := parseFlags(nil, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, config{brokers: 1, port: 9092, partitions: 6, topics: []string{"test"}}, c)
+	assert.Equal(t, config{brokers: 1, port: 9092, partitions: 6, topics: []string{"test"}, autoCreate: true}, c)
 }
 
 func TestDevBrokerSecurity(t *testing.T) {

@@ -73,6 +73,7 @@ func (o *Options) ProducerOptions(promiseRecordBytes bool) ([]sender.Opt, error)
 		sender.MaxRequestSize(o.MaxRequestSize),
 		sender.MaxInFlight(o.MaxInFlight),
 		sender.MetadataMaxAge(o.MetadataMaxAge),
+		sender.AllowAutoTopicCreation(o.AllowAutoTopicCreation),
 		sender.RetryBackoff(o.RetryBackoff, max(o.RetryBackoff, accumulator.DefaultRetryBackoffMax)),
 		sender.BatchSize(o.BatchSize),
 		sender.Linger(o.Linger),

@@ -16,8 +16,10 @@ import (
 func connectionOptionNames() []string {
 	return []string{
 		"brokers", "client-id", "request-timeout", "bootstrap-timeout",
-		"tls", "tls-ca", "tls-cert", "tls-key", "tls-key-password", "tls-server-name", "tls-insecure-skip-verify",
+		"tls", "tls-ca", "tls-cert", "tls-key", "tls-key-password",
+		"tls-keystore", "tls-keystore-password", "tls-keystore-alias", "tls-truststore", "tls-truststore-password", "tls-server-name", "tls-insecure-skip-verify",
 		"sasl-mechanism", "sasl-username", "sasl-password",
+		"kerberos-service-name", "kerberos-principal", "kerberos-keytab", "kerberos-ccache", "kerberos-config", "kerberos-min-time-before-relogin",
 		"property", "config", "profile", "log-level",
 	}
 }

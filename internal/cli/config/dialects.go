@@ -121,7 +121,7 @@ func addDialectFlags(fs *pflag.FlagSet) {
 	fs.String(flagReader, "", "kafka-console-producer: a Java reader class (refused)")
 	fs.BoolP(flagKcatProduce, "P", false, "kcat: produce mode (kproduce only produces)")
 	fs.BoolP(flagKcatLines, "l", false, "kcat: FILEs are read as lines (kproduce's default)")
-	fs.BoolP(flagKcatQuiet, "q", false, "kcat: quiet (--log-level error)")
+	fs.BoolP(flagKcatQuiet, "q", false, "kcat: quiet (-o none --log-level error)")
 	fs.CountP(flagKcatVerbose, "v", "kcat: more logs (-v info, -vv debug, -vvv trace)")
 	names := []string{flagReaderProperty, flagReaderConfig, flagLineReader, flagReader,
 		flagKcatProduce, flagKcatLines, flagKcatQuiet, flagKcatVerbose}
@@ -186,8 +186,16 @@ func (r *resolver) readerConfigProperties() ([]propArg, error) {
 }
 
 // applyVerbosity applies kcat's -q and -v as --log-level, unless
-// --log-level was given.
+// --log-level was given. -q also means no report of a delivered record
+// (-o none), unless -o was given: kcat -P prints none. Failures are still
+// reported on stderr.
 func (r *resolver) applyVerbosity() {
+	q := dialectFlag(r.vals.fs, flagKcatQuiet)
+	quiet := q != nil && q.Value.String() == "true"
+	if quiet && !r.vals.flagChanged("output") {
+		r.vals.v.Set("output", "none")
+		r.overrides["output"] = "flag -q"
+	}
 	if r.vals.flagChanged("log-level") {
 		return
 	}
@@ -198,29 +206,36 @@ func (r *resolver) applyVerbosity() {
 		r.overrides["log-level"] = "flag -" + strings.Repeat("v", n)
 		return
 	}
-	if f := dialectFlag(r.vals.fs, flagKcatQuiet); f != nil && f.Value.String() == "true" {
+	if quiet {
 		r.vals.v.Set("log-level", "error")
 		r.overrides["log-level"] = "flag -q"
 	}
 }
 
-// claimCodecArgument reads kafka-console-producer's --compression-codec
-// CODEC: pflag takes a flag with an optional value (bare, it is gzip) and
-// leaves CODEC as a FILE argument. When the first FILE names a codec and
-// no such file exists, it is the flag's value. It returns the FILEs left.
-func claimCodecArgument(fs *pflag.FlagSet, files []string) []string {
-	f := dialectFlag(fs, "compression-codec")
-	if f == nil || f.Value.String() != f.NoOptDefVal || len(files) == 0 {
-		return files
+// ClaimOptionalValues reads the value of a flag whose value is optional
+// (--progress, kafka-console-producer's --compression-codec): pflag takes
+// such a flag given alone as its no-value default and leaves the word
+// after it (--progress never) as a FILE argument. When the flag was given
+// with its no-value default, the first FILE is a value it takes and no
+// such file exists, that FILE is the flag's value. It returns the FILEs
+// left.
+func ClaimOptionalValues(fs *pflag.FlagSet, files []string) []string {
+	takes := map[string]func(string) bool{
+		"progress":          func(s string) bool { return slices.Contains(progressChoices(), s) },
+		"compression-codec": func(s string) bool { _, err := parseCodecName(s); return err == nil },
 	}
-	if _, err := parseCodecName(files[0]); err != nil {
-		return files
+	for _, name := range []string{"progress", "compression-codec"} {
+		f := fs.Lookup(name)
+		if f == nil || !f.Changed || f.Value.String() != f.NoOptDefVal || len(files) == 0 || !takes[name](files[0]) {
+			continue
+		}
+		if _, err := os.Stat(files[0]); err == nil {
+			continue
+		}
+		_ = f.Value.Set(files[0]) // a value the flag takes
+		files = files[1:]
 	}
-	if _, err := os.Stat(files[0]); err == nil {
-		return files
-	}
-	_ = f.Value.Set(files[0]) // a codec name: a valid string
-	return files[1:]
+	return files
 }
 
 // parseCodecName checks a codec name.

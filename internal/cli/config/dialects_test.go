@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -165,16 +167,18 @@ func TestFormatStringOption(t *testing.T) {
 }
 
 // TestUnknownEnvironment: a KPRODUCE_* variable that names no option is a
-// warning with the nearest one; another tool's variable is a warning when
-// kproduce has no value of its own.
+// warning with the nearest one; another tool's variable kproduce does not
+// read is a warning when kproduce has no value of its own.
 func TestUnknownEnvironment(t *testing.T) {
 	t.Setenv("KPRODUCE_BROKER", "x:1")
-	t.Setenv("RPK_BROKERS", "r:9092")
+	cfg := filepath.Join(t.TempDir(), "kcat.conf")
+	t.Setenv("KCAT_CONFIG", cfg)
 	_, stderr, err := parseOptions(t, "-t", "t")
 	require.NoError(t, err)
 	assert.Contains(t, stderr, "environment variable KPRODUCE_BROKER is not a kproduce option; ignored (did you mean KPRODUCE_BROKERS?)")
-	assert.Contains(t, stderr, "RPK_BROKERS is set, but kproduce reads KPRODUCE_BROKERS")
-	_, stderr, err = parseOptions(t, "-t", "t", "-b", "k:1")
+	assert.Contains(t, stderr, "KCAT_CONFIG is set, but kproduce reads KPRODUCE_CONFIG")
+	require.NoError(t, os.WriteFile(cfg, []byte("linger.ms=1\n"), 0o600))
+	_, stderr, err = parseOptions(t, "-t", "t", "-F", cfg)
 	require.NoError(t, err)
-	assert.NotContains(t, stderr, "RPK_BROKERS", "brokers given: no warning")
+	assert.NotContains(t, stderr, "KCAT_CONFIG", "a config file given: no warning")
 }

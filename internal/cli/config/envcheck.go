@@ -11,16 +11,9 @@ import (
 
 // foreignEnv maps other tools' environment variables onto the option
 // they would set; kproduce does not read them, and says so when the
-// option has no value of its own.
+// option has no value of its own. (rpk's are read: see readRPKEnv.)
 func foreignEnv() map[string]string {
-	return map[string]string{
-		"RPK_BROKERS":        "brokers",
-		"RPK_USER":           "sasl-username",
-		"RPK_PASS":           "sasl-password",
-		"RPK_SASL_MECHANISM": "sasl-mechanism",
-		"RPK_TLS_ENABLED":    "tls",
-		"KCAT_CONFIG":        "config",
-	}
+	return map[string]string{"KCAT_CONFIG": "config"}
 }
 
 // envWarnings warns about a KPRODUCE_* variable that names no option,

@@ -42,8 +42,7 @@ func foreignFlags() map[string]string {
 		"-e": consume, "-s": "kproduce sends bytes as they are: serialize before (Avro and Protobuf are not supported)",
 		"-r":                  "kproduce does not talk to a schema registry",
 		"--consumer-property": consume, "--from-beginning": consume, "--group": consume,
-		"--allow-auto-topic-creation": "the broker's auto.create.topics.enable decides; kproduce check --create creates a topic",
-		"--schema-id":                 "kproduce does not talk to a schema registry", "--schema-type": "kproduce does not talk to a schema registry",
+		"--schema-id": "kproduce does not talk to a schema registry", "--schema-type": "kproduce does not talk to a schema registry",
 		"--key-serializer": "kproduce sends bytes as they are", "--value-serializer": "kproduce sends bytes as they are",
 		"--print-offsets": "reports are on by default (-o text, json or a template)",
 	}

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/kproduce/kproduce/internal/cli/input"
@@ -42,8 +43,14 @@ func (r *optionReader) readInput(o *Options, requireTopic bool) {
 }
 
 // readFormat reads -f: a format name, or an rpk-style format string
-// (anything with a % verb).
+// (anything with a % verb). kcat's -P with FILE arguments reads each FILE
+// as one record, as kcat does (see kcatWholeFiles).
 func (r *optionReader) readFormat(o *Options) {
+	if r.kcatWholeFiles(o.Files) {
+		o.Input.Format = input.FormatFile
+		r.notes = append(r.notes, "-P with FILE arguments: each FILE is one record, as in kcat (-l reads them as lines)")
+		return
+	}
 	f := r.str("format")
 	if !strings.Contains(f, "%") {
 		o.Input.Format = r.oneOf("format", input.Formats()...)
@@ -58,6 +65,24 @@ func (r *optionReader) readFormat(o *Options) {
 	if r.vals.IsSet("delimiter") {
 		r.fail("delimiter", fmt.Errorf("%w: a format string says where records end (write the delimiter in it, e.g. '%%v\\n')", ErrBadValue))
 	}
+}
+
+// kcatWholeFiles reports whether kcat's -P makes each FILE one record:
+// kcat sends each FILE argument as one message unless -l says to read
+// lines. So does kproduce when -P is given with a FILE other than stdin,
+// unless -l, a format (-f, or from the environment or the config file),
+// or an option that splits lines (-D, -K, --header-delimiter) says how to
+// read them.
+func (r *optionReader) kcatWholeFiles(files []string) bool {
+	if !r.vals.flagChanged(flagKcatProduce) || r.vals.flagChanged(flagKcatLines) || !slices.ContainsFunc(files, func(f string) bool { return f != "-" }) {
+		return false
+	}
+	for _, key := range []string{"format", "delimiter", "key-delimiter", "header-delimiter"} {
+		if r.vals.IsSet(key) {
+			return false
+		}
+	}
+	return true
 }
 
 // readLineSplits reads what splits a line into headers, key and value:

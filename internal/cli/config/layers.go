@@ -96,7 +96,7 @@ func newResolver(fs *pflag.FlagSet) (*resolver, error) {
 // found on the way. Its errors are usage errors listing every problem
 // found.
 func Load(fs *pflag.FlagSet, args []string, stderr io.Writer) (*Options, error) {
-	args = claimCodecArgument(fs, args)
+	args = ClaimOptionalValues(fs, args)
 	var opts *Options
 	_, err := resolve(fs, stderr, func(vals optionValues) (*Connection, []string, error) {
 		o, warnings, err := buildOptions(vals, args, true)
@@ -150,10 +150,13 @@ func resolve(fs *pflag.FlagSet, stderr io.Writer, build func(optionValues) (*Con
 }
 
 // layer stacks the layers below the command line's flags: the config
-// file, the properties and other tools' flags, the derived security and
+// file, rpk's environment variables, the properties and other tools' flags, the derived security and
 // reader settings. It returns what the security properties mean.
 func (r *resolver) layer() (*javaprops.SecuritySettings, error) {
 	if err := r.readConfig(); err != nil {
+		return nil, err
+	}
+	if err := r.readRPKEnv(); err != nil {
 		return nil, err
 	}
 	props, err := r.commandLineProperties()
@@ -191,7 +194,7 @@ func (r *resolver) securityContext() javaprops.SecurityContext {
 	if r.vals.IsSet("tls") {
 		ctx.TLS = rd.boolean("tls")
 	} else {
-		for _, k := range []string{"tls-ca", "tls-cert", "tls-key", "tls-server-name"} {
+		for _, k := range []string{"tls-ca", "tls-cert", "tls-key", "tls-keystore", "tls-truststore", "tls-server-name"} {
 			ctx.TLS = ctx.TLS || strings.TrimSpace(rd.str(k)) != ""
 		}
 		ctx.TLS = ctx.TLS || (r.vals.IsSet("tls-insecure-skip-verify") && rd.boolean("tls-insecure-skip-verify"))
@@ -208,8 +211,8 @@ func (r *resolver) securityContext() javaprops.SecurityContext {
 func (o *Connection) finishSecurity(js *javaprops.SecuritySettings) error {
 	o.Security.TLSSkipHostnameVerify = js.SkipHostnameVerify
 	if strings.HasPrefix(js.Protocol, "SASL_") && o.Security.SASLMechanism == "" {
-		return fmt.Errorf("security.protocol=%s needs sasl.mechanism (or --sasl-mechanism): one of %s"+
-			" (GSSAPI, Java's default, is not supported)", js.Protocol, strings.Join(network.SASLMechanisms(), ", "))
+		return fmt.Errorf("security.protocol=%s needs sasl.mechanism (or --sasl-mechanism): one of %s",
+			js.Protocol, strings.Join(network.SASLMechanisms(), ", "))
 	}
 	return o.Security.build()
 }

@@ -107,6 +107,10 @@ type Options struct {
 	RetryBackoff time.Duration
 	// MetadataMaxAge forces a metadata refresh at least this often.
 	MetadataMaxAge time.Duration
+	// AllowAutoTopicCreation asks the brokers, in every Metadata request,
+	// to create a topic that does not exist (their
+	// auto.create.topics.enable decides).
+	AllowAutoTopicCreation bool
 	// TransactionalID makes the run transactional; "" means not.
 	TransactionalID string
 	// TransactionRecords commits every this many records (each chunk its
@@ -153,7 +157,7 @@ func buildOptions(vals optionValues, files []string, requireTopic bool) (*Option
 	if err := r.err(); err != nil {
 		return nil, nil, cmdutil.AsUsageError(err)
 	}
-	var warnings []string
+	warnings := r.notes
 	if err := o.applyRetryRules(vals.IsSet("idempotence")); err != nil {
 		return nil, nil, cmdutil.AsUsageError(err)
 	}
@@ -230,6 +234,7 @@ func (r *optionReader) readProducer(o *Options) {
 	o.CloseTimeout = r.duration("close-timeout", false)
 	o.RetryBackoff = r.duration("retry-backoff", false)
 	o.MetadataMaxAge = r.duration("metadata-max-age", true)
+	o.AllowAutoTopicCreation = r.boolean("allow-auto-topic-creation")
 	o.ClientID = r.str("client-id")
 	o.TransactionalID = strings.TrimSpace(r.str("transactional-id"))
 	o.TransactionRecords = r.integer("transaction-records", 0, math.MaxInt64)

@@ -14,11 +14,14 @@ const (
 	ProgressNever  = "never"
 )
 
+// progressChoices are the values --progress takes.
+func progressChoices() []string { return []string{ProgressAuto, ProgressAlways, ProgressNever} }
+
 // readRunReport reads how the run is paced and reported on: --rate,
 // --progress, --stats and --stats-json.
 func (r *optionReader) readRunReport(o *Options) {
 	o.Rate = r.rate("rate")
-	o.Progress = r.oneOf("progress", ProgressAuto, ProgressAlways, ProgressNever)
+	o.Progress = r.oneOf("progress", progressChoices()...)
 	o.Stats = r.boolean("stats")
 	o.StatsJSON = strings.TrimSpace(r.str("stats-json"))
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/kproduce/kproduce/pkg/sender"
 )
@@ -91,4 +92,31 @@ func (o *Options) fitRequestTimeout(bothSet bool) (string, error) {
 	}
 	return fmt.Sprintf("--delivery-timeout %s is shorter than --request-timeout %s + --linger %s: request timeout lowered to %s",
 		o.DeliveryTimeout, was, o.Linger, o.RequestTimeout), nil
+}
+
+// derivation says how the rules above changed an option from the value
+// its layers (flags, environment, config file, default) gave: the
+// effective value and its cause ("acks=1"); cause is "" when no rule
+// changed it.
+func (o *Options) derivation(key string, vals optionValues) (value, cause string) {
+	r := &optionReader{vals: vals}
+	switch key {
+	case "idempotence":
+		if r.boolean(key) == o.Idempotence {
+			return "", ""
+		}
+		switch {
+		case o.Acks != sender.AllAcks:
+			cause = fmt.Sprintf("acks=%d", o.Acks)
+		case o.Retries == 0:
+			cause = "retries=0"
+		}
+		return strconv.FormatBool(o.Idempotence), cause
+	case "request-timeout":
+		if r.duration(key, true) == o.RequestTimeout {
+			return "", ""
+		}
+		return o.RequestTimeout.String(), fmt.Sprintf("delivery-timeout %s - linger %s", o.DeliveryTimeout, o.Linger)
+	}
+	return "", ""
 }

@@ -51,14 +51,18 @@ type Description struct {
 
 // Describe resolves the produce command's options from the flags fs
 // (defined by AddFlags) as Load does, a topic not required, and returns
-// every option's effective value and origin, secrets redacted. Warnings
-// go to stderr; its errors are usage errors.
+// every option's effective value and origin, secrets redacted. A value a
+// rule between options derived (idempotence off with acks=1) is shown as
+// derived, with its cause. Warnings go to stderr; its errors are usage
+// errors.
 func Describe(fs *pflag.FlagSet, stderr io.Writer) (*Description, error) {
+	var opts *Options
 	r, err := resolve(fs, stderr, func(vals optionValues) (*Connection, []string, error) {
 		o, warnings, err := buildOptions(vals, nil, false)
 		if err != nil {
 			return nil, nil, err
 		}
+		opts = o
 		return &o.Connection, warnings, nil
 	})
 	if err != nil {
@@ -66,13 +70,19 @@ func Describe(fs *pflag.FlagSet, stderr io.Writer) (*Description, error) {
 	}
 	d := &Description{ConfigFile: r.configFile, ConfigOrigin: r.configOrigin, Profile: r.file.profile}
 	for _, spec := range optionSpecs() {
-		d.Settings = append(d.Settings, Setting{Name: spec.Name, Value: r.displayValue(spec), Origin: r.origin(spec.Name)})
+		st := Setting{Name: spec.Name, Value: r.displayValue(spec), Origin: r.origin(spec.Name)}
+		if value, cause := opts.derivation(spec.Name, r.vals); cause != "" {
+			st.Value, st.Origin = value, "derived: "+cause
+		}
+		d.Settings = append(d.Settings, st)
 	}
 	return d, nil
 }
 
 // secretOptions hold passwords.
-func secretOptions() []string { return []string{"tls-key-password", "sasl-password"} }
+func secretOptions() []string {
+	return []string{"tls-key-password", "tls-keystore-password", "tls-truststore-password", "sasl-password"}
+}
 
 // displayValue is an option's effective value as text, secrets redacted.
 func (r *resolver) displayValue(spec optionSpec) string {

@@ -31,6 +31,9 @@ type optionReader struct {
 	vals optionValues
 	errs []error
 	bad  map[string]bool // the keys with an error
+	// notes are what the reading decided that the user is told once on
+	// stderr (as warnings).
+	notes []string
 }
 
 // flagGiven reports whether the option's flag was given on the command

@@ -22,8 +22,16 @@ type SecurityOptions struct {
 	// TLSCert and TLSKey are the PEM files of the client certificate and
 	// its private key (mutual TLS); both or neither.
 	TLSCert, TLSKey string
-	// TLSKeyPassword decrypts an encrypted TLSKey.
+	// TLSKeyPassword decrypts an encrypted TLSKey, or the key of
+	// TLSKeystore when it differs from the store's password.
 	TLSKeyPassword string
+	// TLSKeystore is a key store (PKCS #12, JKS or PEM) holding the client
+	// certificate and its key, opened with TLSKeystorePassword; its key is
+	// the one TLSKeystoreAlias names, else the only or first one.
+	TLSKeystore, TLSKeystorePassword, TLSKeystoreAlias string
+	// TLSTruststore is a trust store (PKCS #12, JKS, PEM or DER) of the CAs
+	// to trust, opened with TLSTruststorePassword.
+	TLSTruststore, TLSTruststorePassword string
 	// TLSServerName is the name the brokers' certificates must hold; ""
 	// means the host connected to.
 	TLSServerName string
@@ -38,6 +46,9 @@ type SecurityOptions struct {
 	SASLMechanism string
 	// SASLUsername and SASLPassword are the SASL credentials.
 	SASLUsername, SASLPassword string
+	// Kerberos holds the GSSAPI settings, the paths resolved (KRB5_CONFIG,
+	// KRB5CCNAME and their defaults).
+	Kerberos network.GSSAPIConfig
 
 	// TLSConfig is the client TLS configuration built from the fields
 	// above; nil without TLS.
@@ -55,15 +66,39 @@ func (r *optionReader) readSecurity(o *Connection) {
 	s.TLSCert = strings.TrimSpace(r.str("tls-cert"))
 	s.TLSKey = strings.TrimSpace(r.str("tls-key"))
 	s.TLSKeyPassword = r.secret("tls-key-password")
+	r.readStores(s)
 	s.TLSServerName = strings.TrimSpace(r.str("tls-server-name"))
 	s.TLSInsecureSkipVerify = r.boolean("tls-insecure-skip-verify")
 	if !r.vals.IsSet("tls") {
-		s.TLS = s.TLSCA != "" || s.TLSCert != "" || s.TLSKey != "" || s.TLSServerName != "" || s.TLSInsecureSkipVerify
+		s.TLS = s.TLSCA != "" || s.TLSCert != "" || s.TLSKey != "" || s.TLSKeystore != "" || s.TLSTruststore != "" ||
+			s.TLSServerName != "" || s.TLSInsecureSkipVerify
 	}
 	if (s.TLSCert == "") != (s.TLSKey == "") && !r.failed("tls-cert") {
 		r.fail("tls-cert", fmt.Errorf("%w: --tls-cert and --tls-key go together (the client certificate and its private key)", ErrBadValue))
 	}
 	r.readSASL(s)
+	if b := o.BootstrapTimeout; s.SASLMechanism == network.MechanismGSSAPI && b > 0 && b < s.Kerberos.Timeout {
+		s.Kerberos.Timeout = b
+	}
+}
+
+// readStores reads the key store and trust store options: each instead
+// of the PEM options it stands for.
+func (r *optionReader) readStores(s *SecurityOptions) {
+	s.TLSKeystore = strings.TrimSpace(r.str("tls-keystore"))
+	s.TLSKeystorePassword = r.secret("tls-keystore-password")
+	s.TLSKeystoreAlias = strings.TrimSpace(r.str("tls-keystore-alias"))
+	s.TLSTruststore = strings.TrimSpace(r.str("tls-truststore"))
+	s.TLSTruststorePassword = r.secret("tls-truststore-password")
+	if s.TLSKeystore != "" && (s.TLSCert != "" || s.TLSKey != "") && !r.failed("tls-keystore") {
+		r.fail("tls-keystore", fmt.Errorf("%w: give the client certificate either as --tls-keystore or as --tls-cert and --tls-key, not both", ErrBadValue))
+	}
+	if s.TLSTruststore != "" && s.TLSCA != "" && !r.failed("tls-truststore") {
+		r.fail("tls-truststore", fmt.Errorf("%w: give the CAs either as --tls-truststore or as --tls-ca, not both", ErrBadValue))
+	}
+	if s.TLSKeystoreAlias != "" && s.TLSKeystore == "" && !r.failed("tls-keystore-alias") {
+		r.fail("tls-keystore-alias", fmt.Errorf("%w: --tls-keystore-alias chooses a key of --tls-keystore, which is not given", ErrBadValue))
+	}
 }
 
 // readSASL reads the SASL options.
@@ -79,6 +114,10 @@ func (r *optionReader) readSASL(s *SecurityOptions) {
 		return
 	}
 	s.SASLMechanism = mech
+	if mech == network.MechanismGSSAPI {
+		r.readKerberos(s)
+		return
+	}
 	if s.SASLUsername == "" {
 		r.fail("sasl-username", fmt.Errorf("%w: --sasl-mechanism %s needs a user name", ErrBadValue, mech))
 	}
@@ -99,7 +138,13 @@ func (r *optionReader) secret(key string) string {
 // build makes the TLS configuration and the SASL mechanism, reading the
 // PEM files. Every error is a usage error: nothing was sent yet.
 func (s *SecurityOptions) build() error {
-	if s.SASLMechanism != "" {
+	if s.SASLMechanism == network.MechanismGSSAPI {
+		m, err := network.NewGSSAPIMechanism(s.Kerberos)
+		if err != nil {
+			return fmt.Errorf("--sasl-mechanism GSSAPI: %w", err)
+		}
+		s.SASL = m
+	} else if s.SASLMechanism != "" {
 		m, err := network.NewSASLMechanism(s.SASLMechanism, s.SASLUsername, s.SASLPassword)
 		if err != nil {
 			return fmt.Errorf("--sasl-mechanism: %w", err)
@@ -112,6 +157,8 @@ func (s *SecurityOptions) build() error {
 	cfg, err := tlsconf.Config{
 		CAFile: s.TLSCA, CertFile: s.TLSCert, KeyFile: s.TLSKey, KeyPassword: s.TLSKeyPassword,
 		ServerName: s.TLSServerName, InsecureSkipVerify: s.TLSInsecureSkipVerify, SkipHostnameVerify: s.TLSSkipHostnameVerify,
+		Keystore:   tlsconf.Store{File: s.TLSKeystore, Password: s.TLSKeystorePassword, KeyPassword: s.TLSKeyPassword, Alias: s.TLSKeystoreAlias},
+		Truststore: tlsconf.Store{File: s.TLSTruststore, Password: s.TLSTruststorePassword},
 	}.Build()
 	if err != nil {
 		return err
@@ -128,11 +175,21 @@ func (s *SecurityOptions) logFields() map[string]any {
 		f["tls_ca"], f["tls_cert"], f["tls_key"] = s.TLSCA, s.TLSCert, s.TLSKey
 		f["tls_server_name"], f["tls_insecure_skip_verify"] = s.TLSServerName, s.TLSInsecureSkipVerify
 		f["tls_verify_hostname"] = !s.TLSSkipHostnameVerify && !s.TLSInsecureSkipVerify
-		if s.TLSKeyPassword != "" {
-			f["tls_key_password"] = javaprops.Redacted
+		f["tls_keystore"], f["tls_keystore_alias"], f["tls_truststore"] = s.TLSKeystore, s.TLSKeystoreAlias, s.TLSTruststore
+		for name, pw := range map[string]string{"tls_key_password": s.TLSKeyPassword,
+			"tls_keystore_password": s.TLSKeystorePassword, "tls_truststore_password": s.TLSTruststorePassword} {
+			if pw != "" {
+				f[name] = javaprops.Redacted
+			}
 		}
 	}
-	if s.SASLMechanism != "" {
+	switch s.SASLMechanism {
+	case "":
+	case network.MechanismGSSAPI:
+		k := s.Kerberos
+		f["sasl_mechanism"], f["kerberos_service_name"], f["kerberos_principal"] = s.SASLMechanism, k.ServiceName, k.Principal
+		f["kerberos_keytab"], f["kerberos_ccache"], f["kerberos_config"] = k.KeytabFile, k.CCacheFile, k.ConfigFile
+	default:
 		f["sasl_mechanism"], f["sasl_username"], f["sasl_password"] = s.SASLMechanism, s.SASLUsername, javaprops.Redacted
 	}
 	return f

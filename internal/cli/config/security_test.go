@@ -2,6 +2,7 @@ package config
 
 import (
 	"crypto/tls"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -115,9 +116,9 @@ func TestSecurityJavaTLS(t *testing.T) {
 			"-X", "ssl.truststore.type=PEM", "-X", "ssl.keystore.location="+certs.ClientBundle, "-X", "ssl.keystore.type=PEM",
 			"-X", "ssl.keystore.password=ignored", "-X", "ssl.enabled.protocols=TLSv1.3")
 		assert.True(t, s.TLS)
-		assert.Equal(t, certs.CA, s.TLSCA)
-		assert.Equal(t, certs.ClientBundle, s.TLSCert)
-		assert.Equal(t, certs.ClientBundle, s.TLSKey)
+		assert.Equal(t, certs.CA, s.TLSTruststore)
+		assert.Equal(t, certs.ClientBundle, s.TLSKeystore)
+		assert.Equal(t, "ignored", s.TLSKeystorePassword, "a PEM store needs no password: it is not used")
 		require.NotNil(t, s.TLSConfig)
 		assert.Len(t, s.TLSConfig.Certificates, 1, "a PEM keystore holds the certificate and its key")
 		assert.False(t, s.TLSConfig.InsecureSkipVerify)
@@ -132,8 +133,13 @@ func TestSecurityJavaTLS(t *testing.T) {
 		assert.NotNil(t, s.TLSConfig.VerifyConnection, "the chain is still verified")
 	})
 	t.Run("encrypted PEM key with ssl.key.password", func(t *testing.T) {
-		s, stderr := securityOptions(t, "-X", "security.protocol=SSL", "-X", "ssl.keystore.location="+fixture("key-pkcs8-aes256.pem"),
-			"-X", "ssl.key.password=fixture-pass", "--tls-cert", fixture("cert.pem"), "--log-level", "debug")
+		cert, err := os.ReadFile(fixture("cert.pem"))
+		require.NoError(t, err)
+		key, err := os.ReadFile(fixture("key-pkcs8-aes256.pem"))
+		require.NoError(t, err)
+		bundle := writeFile(t, "bundle.pem", string(cert)+string(key))
+		s, stderr := securityOptions(t, "-X", "security.protocol=SSL", "-X", "ssl.keystore.location="+bundle,
+			"-X", "ssl.key.password=fixture-pass", "--log-level", "debug")
 		require.NotNil(t, s.TLSConfig)
 		assert.Len(t, s.TLSConfig.Certificates, 1)
 		assert.NotContains(t, stderr, "fixture-pass")

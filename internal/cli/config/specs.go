@@ -31,6 +31,9 @@ type optionSpec struct {
 	// Choices are the values an enumerated option takes (shell completion
 	// offers them); nil for the others.
 	Choices []string
+	// NoOptDefault is the value of the flag given without one
+	// (--progress alone is --progress=always); "" when it needs one.
+	NoOptDefault string
 }
 
 // optionSpecs lists every option in help order. In Usage, the back-quoted
@@ -73,6 +76,7 @@ func optionSpecs() []optionSpec {
 		{Name: "close-timeout", Default: "5s", Usage: "bound the flush after SIGINT or SIGTERM to `duration`"},
 		{Name: "retry-backoff", Default: "100ms", Usage: "wait `duration` before retrying a failed request"},
 		{Name: "metadata-max-age", Default: "5m", Usage: "refresh metadata at least every `duration`"},
+		{Name: "allow-auto-topic-creation", Default: "true", Kind: kindBool, Usage: "ask the brokers to create a missing topic (their auto.create.topics.enable decides); false: a missing topic is not created"},
 		{Name: "client-id", Default: "kproduce", Usage: "client `id` sent to the brokers"},
 		{Name: "transactional-id", Usage: "produce the input as one transaction with this transactional `id` (committed at the end, aborted on any failure)"},
 		{Name: "transaction-records", Default: "0", Usage: "with --transactional-id, commit every `N` records, each chunk its own transaction (0: the whole input)"},
@@ -83,19 +87,31 @@ func optionSpecs() []optionSpec {
 		{Name: "tls-ca", Usage: "PEM `file` of the CAs that sign the brokers' certificates (default: the system's)"},
 		{Name: "tls-cert", Usage: "PEM `file` of the client certificate, for brokers that require one (mutual TLS)"},
 		{Name: "tls-key", Usage: "PEM `file` of the client certificate's private key (PKCS #1, #8 or SEC 1; may be encrypted)"},
-		{Name: "tls-key-password", Usage: "`password` of an encrypted --tls-key (better: KPRODUCE_TLS_KEY_PASSWORD)"},
+		{Name: "tls-key-password", Usage: "`password` of an encrypted --tls-key, or of the key in --tls-keystore when it differs from the store's (better: KPRODUCE_TLS_KEY_PASSWORD)"},
+		{Name: "tls-keystore", Usage: "key store `file` with the client certificate and its key: PKCS #12, JKS or PEM (the content decides), for mutual TLS"},
+		{Name: "tls-keystore-password", Usage: "`password` of --tls-keystore (better: KPRODUCE_TLS_KEYSTORE_PASSWORD); its key's, unless --tls-key-password is given"},
+		{Name: "tls-keystore-alias", Usage: "`alias` of the key to use in a --tls-keystore that holds several (default: the only or first one)"},
+		{Name: "tls-truststore", Usage: "trust store `file` with the CAs that sign the brokers' certificates: PKCS #12, JKS, PEM or DER (the content decides)"},
+		{Name: "tls-truststore-password", Usage: "`password` of --tls-truststore (better: KPRODUCE_TLS_TRUSTSTORE_PASSWORD)"},
 		{Name: "tls-server-name", Usage: "`name` to verify the brokers' certificates against instead of the host connected to"},
 		{Name: "tls-insecure-skip-verify", Default: "false", Kind: kindBool, Usage: "do not verify the brokers' certificates (insecure: for tests only)"},
-		{Name: "sasl-mechanism", Choices: network.SASLMechanisms(), Usage: "SASL `mechanism`: PLAIN | SCRAM-SHA-256 | SCRAM-SHA-512"},
+		{Name: "sasl-mechanism", Choices: network.SASLMechanisms(), Usage: "SASL `mechanism`: PLAIN | SCRAM-SHA-256 | SCRAM-SHA-512 | GSSAPI (Kerberos)"},
 		{Name: "sasl-username", Usage: "SASL `user` name"},
 		{Name: "sasl-password", Usage: "SASL `password` (better: KPRODUCE_SASL_PASSWORD or the config file)"},
+		{Name: "kerberos-service-name", Default: "kafka", Usage: "with GSSAPI, the brokers' service `name`: their principal is NAME/BROKER-HOST@REALM"},
+		{Name: "kerberos-principal", Usage: "with GSSAPI, the client `principal` (name@REALM; default: the keytab's first, or the ticket cache's)"},
+		{Name: "kerberos-keytab", Usage: "with GSSAPI, log in with the keys of this keytab `file` (default: the ticket cache of a kinit)"},
+		{Name: "kerberos-ccache", Usage: "with GSSAPI and no keytab, the ticket cache `file` (default: KRB5CCNAME, else /tmp/krb5cc_UID)"},
+		{Name: "kerberos-config", Usage: "with GSSAPI, the krb5.conf `file` naming the realms and their KDCs (default: KRB5_CONFIG, else /etc/krb5.conf)"},
+		{Name: "kerberos-min-time-before-relogin", Default: "1m", Usage: "with GSSAPI, log in again at most every `duration` while the ticket is valid"},
 		{Name: "property", Short: "X", Kind: kindArray, Usage: "Java or librdkafka property `KEY=VALUE` (bootstrap.servers, linger.ms, parse.key, ...), repeatable; -X help lists them"},
 		{Name: "config", Short: "F", NoConfig: true, Usage: "config `file`: kproduce YAML, or properties (Java's producer.properties, kcat's librdkafka file); default KPRODUCE_CONFIG, else ~/.config/kproduce/config.yaml"},
 		{Name: "profile", Usage: "use the `name`d profile of the YAML config file (its profiles key)"},
 		{Name: "output", Short: "o", Default: "text", Choices: report.FormatNames(), Usage: "delivery reports on stdout: text | json | none | a `template` (%t %p %o %d %k %v %s %n %e %%)"},
 		{Name: "log-level", Default: "warn", Choices: LogLevels(), Usage: "`level` of the logs on stderr: trace | debug | info | warn | error | disabled"},
 		{Name: "rate", Default: "0", Usage: "send at most `N` records per second, evenly spaced (decimals allowed: 0.5 is one every 2s; 0: no limit)"},
-		{Name: "progress", Default: "auto", Choices: []string{ProgressAuto, ProgressAlways, ProgressNever}, Usage: "progress bar on stderr, `when`: auto (stderr is a terminal and the inputs are files) | always | never"},
+		{Name: "progress", Default: "auto", Choices: progressChoices(), NoOptDefault: ProgressAlways,
+			Usage: "progress bar on stderr, `when`: auto (stderr is a terminal and the inputs are files) | always (also --progress alone) | never"},
 		{Name: "stats", Default: "false", Kind: kindBool, Usage: "print a summary on stderr at exit: records, bytes, throughput, requests, batches, retries, latency"},
 		{Name: "stats-json", Usage: "write the summary of --stats as one JSON object to `file` (- for stdout)"},
 	}
@@ -119,6 +135,9 @@ func addSpecFlags(fs *pflag.FlagSet, specs []optionSpec) {
 			fs.StringArrayP(o.Name, o.Short, nil, o.Usage)
 		default:
 			fs.StringP(o.Name, o.Short, o.Default, o.Usage)
+		}
+		if o.NoOptDefault != "" {
+			fs.Lookup(o.Name).NoOptDefVal = o.NoOptDefault
 		}
 	}
 	fs.SortFlags = false

@@ -75,14 +75,14 @@ func securityEffects(t *testing.T) map[string]effect {
 			withFlags: []string{"--sasl-mechanism", "PLAIN", "--sasl-username", "u", "--sasl-password", "p"}},
 		"pass": {withProperty: x("pass=p", "user=u", "sasl.mechanism=SCRAM-SHA-512"),
 			withFlags: []string{"--sasl-mechanism", "SCRAM-SHA-512", "--sasl-username", "u", "--sasl-password", "p"}},
-		"ssl.truststore.location": {withProperty: append(x("ssl.truststore.location="+certs.CA), ssl...), withFlags: []string{"--tls-ca", certs.CA}},
+		"ssl.truststore.location": {withProperty: append(x("ssl.truststore.location="+certs.CA), ssl...), withFlags: []string{"--tls-truststore", certs.CA}},
 		"ssl.ca.location":         {withProperty: append(x("ssl.ca.location="+certs.CA), ssl...), withFlags: []string{"--tls-ca", certs.CA}},
 		"ssl.truststore.type": {withProperty: append(x("ssl.truststore.type=PEM", "ssl.truststore.location="+certs.CA), ssl...),
-			withFlags: []string{"--tls-ca", certs.CA}},
-		"ssl.keystore.type": {withProperty: append(x("ssl.keystore.type=PEM", "ssl.keystore.location="+certs.ClientBundle), ssl...),
-			withFlags: []string{"--tls-cert", certs.ClientBundle, "--tls-key", certs.ClientBundle}},
+			withFlags: []string{"--tls-truststore", certs.CA}},
+		"ssl.keystore.type": {withProperty: append(x("ssl.keystore.type=PKCS12", "ssl.keystore.location="+certs.ClientBundle), ssl...),
+			withFlags: []string{"--tls-keystore", certs.ClientBundle}},
 		"ssl.keystore.location": {withProperty: append(x("ssl.keystore.location="+certs.ClientBundle), ssl...),
-			withFlags: []string{"--tls-cert", certs.ClientBundle, "--tls-key", certs.ClientBundle}},
+			withFlags: []string{"--tls-keystore", certs.ClientBundle}},
 		"ssl.certificate.location": {withProperty: append(x("ssl.certificate.location="+certs.ClientCert, "ssl.key.location="+certs.ClientKey), ssl...),
 			withFlags: []string{"--tls-cert", certs.ClientCert, "--tls-key", certs.ClientKey}},
 		"ssl.key.location": {withProperty: append(x("ssl.key.location="+certs.ClientKey, "ssl.certificate.location="+certs.ClientCert), ssl...),
@@ -93,9 +93,11 @@ func securityEffects(t *testing.T) map[string]effect {
 		"ssl.endpoint.identification.algorithm": {base: []string{"--tls"}, withProperty: x("ssl.endpoint.identification.algorithm=none")},
 		"enable.ssl.certificate.verification": {withProperty: append(x("enable.ssl.certificate.verification=false"), ssl...),
 			withFlags: []string{"--tls-insecure-skip-verify"}},
-		"ssl.truststore.password": {base: []string{"--tls-ca", certs.CA}, withProperty: append(x("ssl.truststore.password=x"), ssl...), noEffect: true},
-		"ssl.keystore.password":   {base: []string{"--tls-ca", certs.CA}, withProperty: append(x("ssl.keystore.password=x"), ssl...), noEffect: true},
-		"tls.ca":                  {withProperty: x("tls.ca=" + certs.CA), withFlags: []string{"--tls-ca", certs.CA}},
+		"ssl.truststore.password": {withProperty: append(x("ssl.truststore.location="+certs.CA, "ssl.truststore.password=x"), ssl...),
+			withFlags: []string{"--tls-truststore", certs.CA, "--tls-truststore-password", "x"}},
+		"ssl.keystore.password": {withProperty: append(x("ssl.keystore.location="+certs.ClientBundle, "ssl.keystore.password=x"), ssl...),
+			withFlags: []string{"--tls-keystore", certs.ClientBundle, "--tls-keystore-password", "x"}},
+		"tls.ca": {withProperty: x("tls.ca=" + certs.CA), withFlags: []string{"--tls-ca", certs.CA}},
 		"tls.cert": {withProperty: []string{"--tls-key", certs.ClientKey, "-X", "tls.cert=" + certs.ClientCert},
 			withFlags: []string{"--tls-key", certs.ClientKey, "--tls-cert", certs.ClientCert}},
 		"tls.key": {withProperty: []string{"--tls-cert", certs.ClientCert, "-X", "tls.key=" + certs.ClientKey},
@@ -140,6 +142,9 @@ func readerEffects() map[string]effect {
 // changes nothing but warns once.
 func TestEveryPropertyHasItsEffect(t *testing.T) {
 	special := securityEffects(t)
+	for k, v := range kerberosEffects(t) {
+		special[k] = v
+	}
 	for k, v := range readerEffects() {
 		special[k] = v
 	}

@@ -37,7 +37,13 @@ Exit status: 0 the settings are valid; 2 they are not (each problem named).`,
 	config.AddFlags(cmd.Flags())
 	cmd.Flags().Bool("json", false, "print the settings as one JSON object")
 	cmdutil.RegisterChoices(cmd, config.Choices())
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+	// --progress never: the word after a flag whose value is optional
+	// arrives as an argument (see config.ClaimOptionalValues).
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if rest := config.ClaimOptionalValues(cmd.Flags(), args); len(rest) > 0 {
+			return cmdutil.UsageErrorf("unexpected argument %q: kproduce config takes none", rest[0])
+		}
 		d, err := config.Describe(cmd.Flags(), s.Err)
 		if err != nil {
 			return err

@@ -1,7 +1,9 @@
 // Package versioncmd is kproduce version (and kproduce --version): the
-// version, commit, date and Go version of the binary, read from its build
-// information. A binary built with go install module@version shows that
-// version; one built in a checkout shows the commit it was built from.
+// version, commit, date and Go version of the binary. A release build
+// stamps them at link time (-ldflags -X, see Stamp), which holds whatever
+// GOFLAGS say (-buildvcs=false included); otherwise they are read from the
+// build information: a binary built with go install module@version shows
+// that version, one built in a checkout the commit it was built from.
 package versioncmd
 
 import (
@@ -32,13 +34,14 @@ type Info struct {
 	Go string `json:"go"`
 }
 
-// Read returns the binary's build information.
+// Read returns what the binary says of itself: what the linker stamped,
+// else its build information.
 func Read() Info {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		bi = &debug.BuildInfo{}
 	}
-	return fromBuildInfo(bi)
+	return fromBuildInfo(bi).stamped(linkerStamp())
 }
 
 // fromBuildInfo reads the build information of a binary.
@@ -58,6 +61,23 @@ func fromBuildInfo(bi *debug.BuildInfo) Info {
 		}
 	}
 	return info
+}
+
+// stamped returns i with what a release build stamped in place of what
+// the build information says: each stamped value replaces its own, and a
+// stamped version or commit says whether the tree was modified too.
+func (i Info) stamped(s Stamp) Info {
+	if s.Version != "" {
+		i.Version = s.Version
+	}
+	if s.Commit != "" {
+		i.Commit = s.Commit
+		i.Modified = s.TreeState == "dirty"
+	}
+	if s.Date != "" {
+		i.Date = s.Date
+	}
+	return i
 }
 
 // String is the text of kproduce version.

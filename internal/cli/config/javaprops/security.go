@@ -78,6 +78,7 @@ func ResolveSecurity(props map[string]string, ctx SecurityContext) (*SecuritySet
 		if err := js.readSASL(props); err != nil {
 			return nil, err
 		}
+		js.defaultGSSAPI(props, ctx)
 	}
 	if useSSL {
 		if err := js.readSSL(props); err != nil {
@@ -118,6 +119,7 @@ func (js *SecuritySettings) readSASL(props map[string]string) error {
 			return err
 		}
 	}
+	js.readKerberos(props)
 	if u, ok := props["sasl.username"]; ok {
 		js.add("sasl-username", u, "sasl.username")
 	}
@@ -132,6 +134,21 @@ func (js *SecuritySettings) readSASL(props map[string]string) error {
 	return nil
 }
 
+// defaultGSSAPI makes GSSAPI the mechanism, as it is in the Java client
+// and librdkafka, when security.protocol asks for SASL and nothing names
+// a mechanism or other credentials.
+func (js *SecuritySettings) defaultGSSAPI(props map[string]string, ctx SecurityContext) {
+	if !strings.HasPrefix(js.Protocol, "SASL_") || ctx.SASL {
+		return
+	}
+	for _, d := range js.Derived {
+		if strings.HasPrefix(d.Key, "sasl-") {
+			return
+		}
+	}
+	js.add("sasl-mechanism", "GSSAPI", "security.protocol")
+}
+
 // readJAAS maps the user name and password of sasl.jaas.config.
 func (js *SecuritySettings) readJAAS(text string) error {
 	jaas, err := ParseJAAS(text)
@@ -139,8 +156,12 @@ func (js *SecuritySettings) readJAAS(text string) error {
 		return fmt.Errorf("sasl.jaas.config: %w", err)
 	}
 	module := jaas.Module[strings.LastIndexByte(jaas.Module, '.')+1:]
+	if module == "Krb5LoginModule" {
+		return js.readKrb5JAAS(jaas)
+	}
 	if module != "PlainLoginModule" && module != "ScramLoginModule" {
-		return fmt.Errorf("sasl.jaas.config: login module %s is not supported: kproduce supports PlainLoginModule and ScramLoginModule", jaas.Module)
+		return fmt.Errorf("sasl.jaas.config: login module %s is not supported: kproduce supports PlainLoginModule, ScramLoginModule"+
+			" and Krb5LoginModule", jaas.Module)
 	}
 	if strings.EqualFold(jaas.Options["tokenauth"], "true") {
 		return fmt.Errorf("sasl.jaas.config: delegation tokens (tokenauth=true) are not supported")

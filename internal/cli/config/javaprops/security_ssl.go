@@ -5,8 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/kproduce/kproduce/internal/tlsconf"
 )
 
 // inlinePEMProperties hold PEM text in the property itself (Java's and
@@ -16,18 +14,19 @@ var inlinePEMProperties = []string{
 	"ssl.ca.pem", "ssl.certificate.pem", "ssl.key.pem",
 }
 
-// readSSL maps the ssl.* properties: Java's PEM stores and librdkafka's
-// PEM files, the key password, certificate and host name verification.
+// readSSL maps the ssl.* properties: Java's stores (PKCS #12, JKS, PEM)
+// and librdkafka's PEM files and PKCS #12 key store, the passwords,
+// certificate and host name verification.
 func (js *SecuritySettings) readSSL(props map[string]string) error {
 	for _, name := range inlinePEMProperties {
 		if _, ok := props[name]; ok {
 			return fmt.Errorf("%s (PEM in the property) is not supported: put the PEM in a file and give its location (ssl.truststore.location, ssl.ca.location, ...)", name)
 		}
 	}
-	if err := js.readStore(props, "truststore", "tls-ca"); err != nil {
+	if err := js.readStore(props, "truststore"); err != nil {
 		return err
 	}
-	if err := js.readStore(props, "keystore", "tls-cert", "tls-key"); err != nil {
+	if err := js.readStore(props, "keystore"); err != nil {
 		return err
 	}
 	js.readLibrdkafkaFiles(props)
@@ -86,8 +85,7 @@ func (js *SecuritySettings) readVerification(props map[string]string) error {
 	return nil
 }
 
-// isMappedSSLProperty reports whether readSSL uses name (or accepts it on
-// purpose: a PEM store has no store password).
+// isMappedSSLProperty reports whether readSSL uses name.
 func isMappedSSLProperty(name string) bool {
 	switch name {
 	case "ssl.truststore.location", "ssl.truststore.type", "ssl.truststore.password",
@@ -99,27 +97,25 @@ func isMappedSSLProperty(name string) bool {
 	return false
 }
 
-// readStore maps ssl.<store>.location onto options when the store is PEM.
-// A JKS or PKCS12 store is an error saying how to convert it.
-func (js *SecuritySettings) readStore(props map[string]string, store string, keys ...string) error {
+// readStore maps ssl.<store>.location and ssl.<store>.password onto the
+// --tls-<store> options. The store's content decides its format (PEM,
+// JKS or PKCS #12, as Java's keystore.type.compat does); the type
+// property is checked, not trusted.
+func (js *SecuritySettings) readStore(props map[string]string, store string) error {
+	if typ, ok := props["ssl."+store+".type"]; ok {
+		switch strings.ToUpper(strings.TrimSpace(typ)) {
+		case "", "PEM", "JKS", "PKCS12":
+		default:
+			return fmt.Errorf("ssl.%s.type %q: %w: want PKCS12, JKS or PEM", store, typ, ErrBadValue)
+		}
+	}
 	location, ok := props["ssl."+store+".location"]
 	if !ok {
 		return nil
 	}
-	location = strings.TrimSpace(location)
-	switch typ := strings.ToUpper(strings.TrimSpace(props["ssl."+store+".type"])); typ {
-	case "", "PEM":
-	case "JKS", "PKCS12":
-		format := tlsconf.FormatJKS
-		if typ == "PKCS12" {
-			format = tlsconf.FormatPKCS12
-		}
-		return fmt.Errorf("ssl.%s.type=%s: kproduce reads PEM stores only. %s", store, typ, tlsconf.ConvertHint(store, format))
-	default:
-		return fmt.Errorf("ssl.%s.type %q: %w: want PEM", store, typ, ErrBadValue)
-	}
-	for _, key := range keys {
-		js.add(key, location, "ssl."+store+".location", "ssl."+store+".type")
+	js.add("tls-"+store, strings.TrimSpace(location), "ssl."+store+".location")
+	if pw, ok := props["ssl."+store+".password"]; ok {
+		js.add("tls-"+store+"-password", pw, "ssl."+store+".password")
 	}
 	return nil
 }
