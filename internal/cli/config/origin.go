@@ -71,8 +71,16 @@ func Describe(fs *pflag.FlagSet, stderr io.Writer) (*Description, error) {
 	return d, nil
 }
 
-// secretOptions hold passwords.
-func secretOptions() []string { return []string{"tls-key-password", "sasl-password"} }
+// secretOptions are the options the table marks Secret.
+func secretOptions() []string {
+	var names []string
+	for _, o := range optionSpecs() {
+		if o.Secret {
+			names = append(names, o.Name)
+		}
+	}
+	return names
+}
 
 // displayValue is an option's effective value as text, secrets redacted.
 func (r *resolver) displayValue(spec optionSpec) string {

@@ -5,8 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/kproduce/kproduce/pkg/network"
 )
 
 // The values of Kafka's security.protocol.
@@ -68,7 +66,7 @@ func ResolveSecurity(props map[string]string, ctx SecurityContext) (*SecuritySet
 	}
 	for _, name := range slices.Sorted(maps.Keys(props)) {
 		switch {
-		case strings.HasPrefix(name, "sasl.") && !useSASL:
+		case (strings.HasPrefix(name, "sasl.") || name == "https.ca.location" || name == "enable.sasl.oauthbearer.unsecure.jwt") && !useSASL:
 			js.Warnings = append(js.Warnings, fmt.Sprintf("property %s has no effect without security.protocol=SASL_PLAINTEXT or SASL_SSL (or --sasl-mechanism); ignored", name))
 		case (strings.HasPrefix(name, "ssl.") || name == "enable.ssl.certificate.verification") && !useSSL:
 			js.Warnings = append(js.Warnings, fmt.Sprintf("property %s has no effect without security.protocol=SSL or SASL_SSL (or --tls); ignored", name))
@@ -108,8 +106,8 @@ func lookupAny(props map[string]string, names ...string) (name, value string, ok
 func (js *SecuritySettings) readSASL(props map[string]string) error {
 	if name, m, ok := lookupAny(props, "sasl.mechanism", "sasl.mechanisms"); ok {
 		m = strings.ToUpper(strings.TrimSpace(m))
-		if !slices.Contains(network.SASLMechanisms(), m) {
-			return fmt.Errorf("%s %q: %w: kproduce supports %s", name, m, ErrBadValue, strings.Join(network.SASLMechanisms(), ", "))
+		if !slices.Contains(SASLMechanisms(), m) {
+			return fmt.Errorf("%s %q: %w: kproduce supports %s", name, m, ErrBadValue, strings.Join(SASLMechanisms(), ", "))
 		}
 		js.add("sasl-mechanism", m, name)
 	}
@@ -123,6 +121,9 @@ func (js *SecuritySettings) readSASL(props map[string]string) error {
 	}
 	if p, ok := props["sasl.password"]; ok {
 		js.add("sasl-password", p, "sasl.password")
+	}
+	if err := js.readOAuth(props); err != nil {
+		return err
 	}
 	for _, name := range slices.Sorted(maps.Keys(props)) {
 		if p, known := Lookup(name); strings.HasPrefix(name, "sasl.") && (!known || p.Kind != Security) {
@@ -139,8 +140,17 @@ func (js *SecuritySettings) readJAAS(text string) error {
 		return fmt.Errorf("sasl.jaas.config: %w", err)
 	}
 	module := jaas.Module[strings.LastIndexByte(jaas.Module, '.')+1:]
-	if module != "PlainLoginModule" && module != "ScramLoginModule" {
-		return fmt.Errorf("sasl.jaas.config: login module %s is not supported: kproduce supports PlainLoginModule and ScramLoginModule", jaas.Module)
+	switch module {
+	case "PlainLoginModule", "ScramLoginModule":
+	case "OAuthBearerLoginModule":
+		js.readOAuthJAAS(jaas.Options)
+		return nil
+	case "IAMLoginModule":
+		js.readIAMJAAS(jaas.Options)
+		return nil
+	default:
+		return fmt.Errorf("sasl.jaas.config: login module %s is not supported: kproduce supports PlainLoginModule, ScramLoginModule,"+
+			" OAuthBearerLoginModule and IAMLoginModule", jaas.Module)
 	}
 	if strings.EqualFold(jaas.Options["tokenauth"], "true") {
 		return fmt.Errorf("sasl.jaas.config: delegation tokens (tokenauth=true) are not supported")
