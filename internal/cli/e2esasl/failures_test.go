@@ -43,7 +43,7 @@ func TestAuthenticationFailures(t *testing.T) {
 		secrets []string
 	}{
 		{name: "wrong client secret", args: endpoint(e.issuer.TokenURL(), "wrong-s3cret"),
-			want: []string{"token endpoint " + e.issuer.TokenURL() + ": HTTP 401 Unauthorized: invalid_client", "(check the client id and secret)"},
+			want:    []string{"token endpoint " + e.issuer.TokenURL() + ": HTTP 401 Unauthorized: invalid_client", "(check the client id and secret)"},
 			secrets: []string{"wrong-s3cret"}},
 		{name: "unreachable token endpoint", args: append(endpoint("http://127.0.0.1:1/token", "app-s3cret"), "--bootstrap-timeout", "2s"),
 			want: []string{"no broker tried within 2s (--bootstrap-timeout)", "waiting for a token from http://127.0.0.1:1/token",
@@ -52,7 +52,7 @@ func TestAuthenticationFailures(t *testing.T) {
 			want: []string{"SASL_AUTHENTICATION_FAILED", `{"status":"invalid_token"}`, "broker status status=invalid_token",
 				"token claims sub=app aud=kafka scope=kafka exp="}},
 		{name: "missing extension", args: endpoint(e.issuer.TokenURL(), "app-s3cret")[:8],
-			want: []string{"SASL_AUTHENTICATION_FAILED", "Authentication failed: 1 extensions are invalid! They are: logicalCluster: missing"},
+			want:    []string{"SASL_AUTHENTICATION_FAILED", "Authentication failed: 1 extensions are invalid! They are: logicalCluster: missing"},
 			secrets: []string{"app-s3cret"}},
 		{name: "scope missing from the token", args: append([]string{"--sasl-token", e.issuer.Token("app", "other", time.Hour)}, good...),
 			want: []string{"broker status status=insufficient_scope scope=kafka", "token claims sub=app aud=kafka scope=other"}},

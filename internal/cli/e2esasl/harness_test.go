@@ -185,3 +185,9 @@ func lines(prefix string, n int) string {
 	}
 	return b.String()
 }
+
+// getenv is os.Getenv.
+func getenv(name string) string { return os.Getenv(name) }
+
+// writeTo writes content to path.
+func writeTo(path, content string) error { return os.WriteFile(path, []byte(content), 0o600) }

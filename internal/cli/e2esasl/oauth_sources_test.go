@@ -51,10 +51,10 @@ func TestOAuthBearerTokenSources(t *testing.T) {
 			"-X", "sasl.oauthbearer.client.credentials.client.secret=app-s3cret", "-X", "sasl.oauthbearer.scope=kafka"}, extProp...), nil, "app"},
 		{"client credentials, kcat config file", []string{"-F", kcatConf}, nil, "app"},
 		{"rpk token:JWT password", append([]string{"--sasl-mechanism", "OAUTHBEARER", "--sasl-password", "token:" + token}, extFlags...), nil, "static-user"},
-		{"librdkafka unsecured JWT", append([]string{"-X", "security.protocol=SASL_PLAINTEXT", "-X", "sasl.mechanisms=OAUTHBEARER",
+		{"librdkafka unsecured JWT", []string{"-X", "security.protocol=SASL_PLAINTEXT", "-X", "sasl.mechanisms=OAUTHBEARER",
 			"-X", "enable.sasl.oauthbearer.unsecure.jwt=true",
 			"-X", "sasl.oauthbearer.config=principal=dev-admin lifeSeconds=600 scope=kafka,other extension_logicalCluster=lkc-1 extension_identityPoolId=pool-2"},
-		), nil, "dev-admin"},
+			nil, "dev-admin"},
 	}
 	produced := 0
 	for i, tt := range tests {
