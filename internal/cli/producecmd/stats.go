@@ -108,8 +108,9 @@ type StatsSummary struct {
 	BatchSplits      int64        `json:"batch_splits"`
 	LatencyMs        StatsLatency `json:"latency_ms"`
 
-	// Reauthentications counts the SASL re-authentications (KIP-368).
-	Reauthentications int64 `json:"reauthentications"`
+	// Reauthentications counts the SASL re-authentications (KIP-368);
+	// left out of the JSON when there were none.
+	Reauthentications int64 `json:"reauthentications,omitempty"`
 }
 
 // StatsLatency holds delivery latency percentiles in milliseconds; null

@@ -112,7 +112,8 @@ func (js *SecuritySettings) readSASL(props map[string]string) error {
 		js.add("sasl-mechanism", m, name)
 	}
 	if text, ok := props["sasl.jaas.config"]; ok {
-		if err := js.readJAAS(text); err != nil {
+		_, mech, _ := lookupAny(props, "sasl.mechanism", "sasl.mechanisms")
+		if err := js.readJAAS(text, strings.ToUpper(strings.TrimSpace(mech))); err != nil {
 			return err
 		}
 	}
@@ -133,13 +134,28 @@ func (js *SecuritySettings) readSASL(props map[string]string) error {
 	return nil
 }
 
-// readJAAS maps the user name and password of sasl.jaas.config.
-func (js *SecuritySettings) readJAAS(text string) error {
+// loginModules are the JAAS login modules kproduce reads, with the
+// mechanisms each is for.
+func loginModules() map[string][]string {
+	return map[string][]string{
+		"PlainLoginModule": {"PLAIN"}, "ScramLoginModule": {"SCRAM-SHA-256", "SCRAM-SHA-512"},
+		"OAuthBearerLoginModule": {"OAUTHBEARER"}, "IAMLoginModule": {"AWS_MSK_IAM"},
+	}
+}
+
+// readJAAS maps the options of sasl.jaas.config; mech is the mechanism
+// the properties name ("" when they name none), which the login module
+// must be for.
+func (js *SecuritySettings) readJAAS(text, mech string) error {
 	jaas, err := ParseJAAS(text)
 	if err != nil {
 		return fmt.Errorf("sasl.jaas.config: %w", err)
 	}
 	module := jaas.Module[strings.LastIndexByte(jaas.Module, '.')+1:]
+	if want, ok := loginModules()[module]; ok && mech != "" && !slices.Contains(want, mech) {
+		return fmt.Errorf("sasl.jaas.config: login module %s is not supported with sasl.mechanism=%s: it is for %s",
+			jaas.Module, mech, strings.Join(want, " or "))
+	}
 	switch module {
 	case "PlainLoginModule", "ScramLoginModule":
 	case "OAuthBearerLoginModule":
