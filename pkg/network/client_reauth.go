@@ -13,7 +13,8 @@ import (
 //
 // Re-authentication: when the final SaslAuthenticate (v1+) of a
 // connection carries a session lifetime, the connection is due for
-// re-authentication at a random 85-95% of it (as in the Java client).
+// re-authentication at a random 85-95% of it (as in the Java client), and
+// at least a second (half of a session shorter than two) before its end.
 // From then on the node is not ready: no new request is sent on it. Once
 // its in-flight requests have completed and the credentials are ready,
 // the Client runs a new SASL exchange (SaslHandshake, SaslAuthenticate)
@@ -76,7 +77,7 @@ func (c *Client) authenticated(node int32, lifetime time.Duration, now time.Time
 	st.reauth = false
 	st.reauthAt = time.Time{}
 	if lifetime > 0 {
-		st.reauthAt = now.Add(time.Duration(float64(lifetime) * c.cfg.ReauthJitter()))
+		st.reauthAt = now.Add(reauthDelay(lifetime, c.cfg.ReauthJitter()))
 	}
 	if !reauth {
 		c.ready(node, now)
@@ -90,6 +91,19 @@ func (c *Client) authenticated(node int32, lifetime time.Duration, now time.Time
 	delete(c.sasl, node)
 	c.reauths.Add(1)
 	c.log.Debug().Str("node", c.nodeName(node)).Dur("session_lifetime", lifetime).Msg("re-authenticated")
+}
+
+// minReauthMargin is the least time left in a session when its
+// re-authentication starts (half the session, when that is shorter): the
+// requests in flight must complete and the exchange reach the broker
+// before the session ends, even on a busy machine.
+const minReauthMargin = time.Second
+
+// reauthDelay is when, in a session of lifetime, to re-authenticate: at
+// the share jitter of it (85-95%, as the Java client does), and no later
+// than minReauthMargin (or half the session) before its end.
+func reauthDelay(lifetime time.Duration, jitter float64) time.Duration {
+	return min(time.Duration(float64(lifetime)*jitter), lifetime-min(minReauthMargin, lifetime/2))
 }
 
 // startDueReauthentications starts the re-authentication of every ready

@@ -395,3 +395,25 @@ func TestSASLSessionPending(t *testing.T) {
 	assert.Equal(t, network.Disconnected, h.c.ConnectionState(1))
 	assert.NoError(t, h.c.AuthenticationError(1))
 }
+
+// Short sessions re-authenticate with a second to spare, or half the
+// session when it is shorter than two; long ones at the jitter's share.
+func TestReauthenticationMargin(t *testing.T) {
+	for _, tt := range []struct {
+		lifetime, want time.Duration
+	}{
+		{100 * time.Second, 90 * time.Second},
+		{10 * time.Second, 9 * time.Second},
+		{5 * time.Second, 4 * time.Second},
+		{2 * time.Second, time.Second},
+		{700 * time.Millisecond, 350 * time.Millisecond},
+	} {
+		h, _ := saslHarnessCfg(t, reauthConfig(network.PlainMechanism{Username: "u", Password: "p"}))
+		authenticatePlain(t, h, tt.lifetime.Milliseconds())
+		require.Empty(t, h.poll())
+		h.advance(tt.want - time.Millisecond)
+		assert.True(t, h.c.IsReady(1, h.now()), "%v: not due before %v", tt.lifetime, tt.want)
+		h.advance(time.Millisecond)
+		assert.False(t, h.c.IsReady(1, h.now()), "%v: due at %v", tt.lifetime, tt.want)
+	}
+}

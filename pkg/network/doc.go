@@ -47,7 +47,7 @@
 //     as ready only once authenticated.
 //   - Re-authentication (KIP-368): a connection whose session has a
 //     lifetime (SaslAuthenticate v1+) is not ready from a random 85-95% of
-//     it on; once nothing is in flight on it, a new SASL exchange runs on
+//     it on (at least 1s, or half of a shorter session, before its end); once nothing is in flight on it, a new SASL exchange runs on
 //     the same connection, and nothing else is sent on it until that
 //     exchange completed. A SASL exchange never shares a connection with
 //     another request. A connection lost during a re-authentication is an
