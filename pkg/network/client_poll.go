@@ -51,6 +51,7 @@ func (c *Client) Poll(timeout time.Duration, now time.Time) []*ClientResponse {
 	c.handleConnections(now)
 	responses = c.handleTimedOutConnections(responses, now)
 	responses = c.handleTimedOutRequests(responses, now)
+	responses = c.startDueReauthentications(responses, now)
 	c.checkBootstrap(now)
 	c.forgetDepartedNodes()
 	clear(c.events) // drop references to payloads
@@ -67,6 +68,9 @@ func (c *Client) pollTimeout(timeout time.Duration, now time.Time) time.Duration
 		timeout = min(timeout, d.Sub(now))
 	}
 	if d, ok := c.bootstrapDeadline(); ok {
+		timeout = min(timeout, d.Sub(now))
+	}
+	if d, ok := c.nextReauthDeadline(now); ok {
 		timeout = min(timeout, d.Sub(now))
 	}
 	return max(timeout, 0)

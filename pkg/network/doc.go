@@ -45,6 +45,19 @@
 //     ApiVersions error other than UNSUPPORTED_VERSION, and a broker with no
 //     usable Metadata version (older than Kafka 0.11). A connection counts
 //     as ready only once authenticated.
+//   - Re-authentication (KIP-368): a connection whose session has a
+//     lifetime (SaslAuthenticate v1+) is not ready from a random 85-95% of
+//     it on (at least 1s, or half of a shorter session, before its end); once nothing is in flight on it, a new SASL exchange runs on
+//     the same connection, and nothing else is sent on it until that
+//     exchange completed. A SASL exchange never shares a connection with
+//     another request. A connection lost during a re-authentication is an
+//     ordinary disconnection, retried; a re-authentication the broker
+//     refuses is an authentication failure.
+//   - A mechanism whose credentials come from the outside world
+//     (SASLPreparer) is asked for them before every connection and every
+//     re-authentication; the Client never waits for them in Poll: it
+//     connects once they are ready (the preparer wakes it), and a final
+//     failure of them fails every node as an authentication failure.
 //   - Until the cluster has answered once (Reached), the Client is
 //     bootstrapping: it connects to every bootstrap address at once, caps
 //     each attempt at half the bootstrap timeout, tells each address's

@@ -18,6 +18,9 @@ type Stats struct {
 	// Splits is the number of batches split in smaller ones after the
 	// broker refused them as too large.
 	Splits int64
+	// Reauthentications is the number of SASL re-authentications (KIP-368)
+	// of the producer's connections.
+	Reauthentications int64
 }
 
 // senderStats are the Sender's counters. Only the Sender goroutine adds
@@ -52,4 +55,8 @@ func (s *senderStats) snapshot() Stats {
 
 // Stats returns what the producer has sent so far. After Close returned
 // it is final.
-func (p *Producer) Stats() Stats { return p.sender.stats.snapshot() }
+func (p *Producer) Stats() Stats {
+	s := p.sender.stats.snapshot()
+	s.Reauthentications = p.client.Reauthentications()
+	return s
+}

@@ -18,7 +18,10 @@ func connectionOptionNames() []string {
 		"brokers", "client-id", "request-timeout", "bootstrap-timeout",
 		"tls", "tls-ca", "tls-cert", "tls-key", "tls-key-password",
 		"tls-keystore", "tls-keystore-password", "tls-keystore-alias", "tls-truststore", "tls-truststore-password", "tls-server-name", "tls-insecure-skip-verify",
-		"sasl-mechanism", "sasl-username", "sasl-password",
+		"sasl-mechanism", "sasl-username", "sasl-password", "sasl-token", "sasl-token-file",
+		"oauth-token-endpoint", "oauth-client-id", "oauth-client-secret", "oauth-scope", "oauth-extension", "oauth-ca",
+		"oauth-connect-timeout", "oauth-read-timeout", "oauth-retry-backoff", "oauth-retry-backoff-max", "sasl-unsecured-jwt",
+		"aws-region", "aws-profile", "aws-role-arn", "aws-role-session-name",
 		"kerberos-service-name", "kerberos-principal", "kerberos-keytab", "kerberos-ccache", "kerberos-config", "kerberos-min-time-before-relogin",
 		"property", "config", "profile", "log-level",
 	}

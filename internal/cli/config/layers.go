@@ -11,7 +11,6 @@ import (
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/internal/cli/config/javaprops"
-	"github.com/kproduce/kproduce/pkg/network"
 )
 
 // maxConfigFileBytes bounds the size of a config file.
@@ -199,9 +198,17 @@ func (r *resolver) securityContext() javaprops.SecurityContext {
 		}
 		ctx.TLS = ctx.TLS || (r.vals.IsSet("tls-insecure-skip-verify") && rd.boolean("tls-insecure-skip-verify"))
 	}
-	// SASL credentials (rpk's -X user and pass among them) ask for SASL
+	// SASL credentials (rpk's -X user and pass among them) and token
+	// sources ask for SASL
 	// too: a sasl.mechanism property then says which.
 	ctx.SASL = strings.TrimSpace(rd.str("sasl-mechanism")) != "" || rd.str("sasl-username") != ""
+	// A password given on the command line (rpk's -X pass, which may be
+	// an OAUTHBEARER token) asks for SASL as a user name does.
+	_, passOverride := r.overrides["sasl-password"]
+	ctx.SASL = ctx.SASL || r.vals.flagChanged("sasl-password") || passOverride
+	for _, k := range []string{"sasl-token", "sasl-token-file", "oauth-token-endpoint", "sasl-unsecured-jwt"} {
+		ctx.SASL = ctx.SASL || strings.TrimSpace(rd.str(k)) != ""
+	}
 	return ctx
 }
 
@@ -212,7 +219,7 @@ func (o *Connection) finishSecurity(js *javaprops.SecuritySettings) error {
 	o.Security.TLSSkipHostnameVerify = js.SkipHostnameVerify
 	if strings.HasPrefix(js.Protocol, "SASL_") && o.Security.SASLMechanism == "" {
 		return fmt.Errorf("security.protocol=%s needs sasl.mechanism (or --sasl-mechanism): one of %s",
-			js.Protocol, strings.Join(network.SASLMechanisms(), ", "))
+			js.Protocol, strings.Join(javaprops.SASLMechanisms(), ", "))
 	}
 	return o.Security.build()
 }

@@ -79,9 +79,15 @@ func Describe(fs *pflag.FlagSet, stderr io.Writer) (*Description, error) {
 	return d, nil
 }
 
-// secretOptions hold passwords.
+// secretOptions are the options the table marks Secret.
 func secretOptions() []string {
-	return []string{"tls-key-password", "tls-keystore-password", "tls-truststore-password", "sasl-password"}
+	var names []string
+	for _, o := range optionSpecs() {
+		if o.Secret {
+			names = append(names, o.Name)
+		}
+	}
+	return names
 }
 
 // displayValue is an option's effective value as text, secrets redacted.
