@@ -120,7 +120,7 @@ func TestOAuthBearerUsageErrors(t *testing.T) {
 		{[]string{"-X", "sasl.mechanism=OAUTHBEARER", "-X", "security.protocol=SASL_PLAINTEXT", "-X", "sasl.oauthbearer.method=magic"}, `sasl.oauthbearer.method "magic"`},
 		{[]string{"-X", "sasl.mechanism=OAUTHBEARER", "-X", "security.protocol=SASL_PLAINTEXT", "-X", "enable.sasl.oauthbearer.unsecure.jwt=true"}, "needs sasl.oauthbearer.config"},
 		{[]string{"--sasl-token", "t", "-X", "security.protocol=SASL_PLAINTEXT", "-X", "sasl.login.callback.handler.class=com.example.MyHandler"}, "com.example.MyHandler is not supported"},
-		{[]string{"-X", "sasl.mechanism=GSSAPI", "-X", "security.protocol=SASL_PLAINTEXT"}, "OAUTHBEARER, AWS_MSK_IAM"},
+		{[]string{"-X", "sasl.mechanism=GSSAPI", "-X", "security.protocol=SASL_PLAINTEXT", "--kerberos-ccache", "/nonexistent/krb5cc"}, "run kinit PRINCIPAL first"},
 	}
 	for _, tt := range tests {
 		_, _, err := parseOptions(t, append([]string{"-t", "t"}, tt.args...)...)
