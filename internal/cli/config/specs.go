@@ -30,6 +30,9 @@ type optionSpec struct {
 	// Choices are the values an enumerated option takes (shell completion
 	// offers them); nil for the others.
 	Choices []string
+	// Secret options hold a password: every output shows
+	// javaprops.Redacted instead of their value.
+	Secret bool
 }
 
 // optionSpecs lists every option in help order. In Usage, the back-quoted
@@ -82,12 +85,12 @@ func optionSpecs() []optionSpec {
 		{Name: "tls-ca", Usage: "PEM `file` of the CAs that sign the brokers' certificates (default: the system's)"},
 		{Name: "tls-cert", Usage: "PEM `file` of the client certificate, for brokers that require one (mutual TLS)"},
 		{Name: "tls-key", Usage: "PEM `file` of the client certificate's private key (PKCS #1, #8 or SEC 1; may be encrypted)"},
-		{Name: "tls-key-password", Usage: "`password` of an encrypted --tls-key (better: KPRODUCE_TLS_KEY_PASSWORD)"},
+		{Name: "tls-key-password", Secret: true, Usage: "`password` of an encrypted --tls-key (better: KPRODUCE_TLS_KEY_PASSWORD)"},
 		{Name: "tls-server-name", Usage: "`name` to verify the brokers' certificates against instead of the host connected to"},
 		{Name: "tls-insecure-skip-verify", Default: "false", Kind: kindBool, Usage: "do not verify the brokers' certificates (insecure: for tests only)"},
 		{Name: "sasl-mechanism", Choices: network.SASLMechanisms(), Usage: "SASL `mechanism`: PLAIN | SCRAM-SHA-256 | SCRAM-SHA-512"},
 		{Name: "sasl-username", Usage: "SASL `user` name"},
-		{Name: "sasl-password", Usage: "SASL `password` (better: KPRODUCE_SASL_PASSWORD or the config file)"},
+		{Name: "sasl-password", Secret: true, Usage: "SASL `password` (better: KPRODUCE_SASL_PASSWORD or the config file)"},
 		{Name: "property", Short: "X", Kind: kindArray, Usage: "Java or librdkafka property `KEY=VALUE` (bootstrap.servers, linger.ms, parse.key, ...), repeatable; -X help lists them"},
 		{Name: "config", Short: "F", NoConfig: true, Usage: "config `file`: kproduce YAML, or properties (Java's producer.properties, kcat's librdkafka file); default KPRODUCE_CONFIG, else ~/.config/kproduce/config.yaml"},
 		{Name: "profile", Usage: "use the `name`d profile of the YAML config file (its profiles key)"},

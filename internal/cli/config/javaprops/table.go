@@ -64,6 +64,10 @@ type Setting struct {
 	// Example is a value that differs from kproduce's default, for the
 	// help and the tests.
 	Example string
+	// Secret says whether the value is a secret (a password, a key, a
+	// client secret, a token) or holds secrets (a JAAS configuration):
+	// every output redacts it (RedactValue). Mark every row of a secret.
+	Secret Secrecy
 }
 
 // Names returns every name of the property, Java's first.
@@ -165,7 +169,7 @@ func rpkProperties() []Setting {
 		{Rpk: []string{"tls.insecure_skip_verify"}, Kind: Mapped, Option: "tls-insecure-skip-verify",
 			Meaning: "true: accept any broker certificate", Parse: parseBool, Example: "true"},
 		{Rpk: []string{"user"}, Kind: Mapped, Option: "sasl-username", Meaning: "SASL user name", Example: "alice"},
-		{Rpk: []string{"pass"}, Kind: Mapped, Option: "sasl-password", Meaning: "SASL password", Example: "s3cret"},
+		{Rpk: []string{"pass"}, Kind: Mapped, Option: "sasl-password", Meaning: "SASL password", Example: "s3cret", Secret: Secret},
 	}
 }
 
@@ -178,9 +182,10 @@ func securityProperties() []Setting {
 		{Java: []string{"sasl.mechanism"}, Librdkafka: []string{"sasl.mechanism", "sasl.mechanisms"}, Rpk: []string{"sasl.mechanism"}, Kind: Security,
 			Option: "sasl-mechanism", Meaning: "PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", Example: "SCRAM-SHA-256"},
 		{Java: []string{"sasl.jaas.config"}, Kind: Security, Option: "sasl-username, sasl-password",
-			Meaning: "PlainLoginModule or ScramLoginModule with username and password"},
+			Meaning: "PlainLoginModule or ScramLoginModule with username and password", Secret: SecretOptions},
 		{Librdkafka: []string{"sasl.username"}, Kind: Security, Option: "sasl-username", Meaning: "SASL user name", Example: "alice"},
-		{Librdkafka: []string{"sasl.password"}, Kind: Security, Option: "sasl-password", Meaning: "SASL password", Example: "s3cret"},
+		{Librdkafka: []string{"sasl.password"}, Kind: Security, Option: "sasl-password", Meaning: "SASL password", Example: "s3cret",
+			Secret: Secret},
 		{Java: []string{"ssl.truststore.location"}, Librdkafka: []string{"ssl.ca.location"}, Kind: Security, Option: "tls-ca",
 			Meaning: "PEM file of the CAs to trust (librdkafka's probe: the system's)"},
 		{Java: []string{"ssl.truststore.type", "ssl.keystore.type"}, Kind: Security,
@@ -190,16 +195,18 @@ func securityProperties() []Setting {
 		{Librdkafka: []string{"ssl.certificate.location"}, Kind: Security, Option: "tls-cert", Meaning: "PEM file of the client certificate"},
 		{Librdkafka: []string{"ssl.key.location"}, Kind: Security, Option: "tls-key", Meaning: "PEM file of the client certificate's key"},
 		{Java: []string{"ssl.key.password"}, Librdkafka: []string{"ssl.key.password"}, Kind: Security, Option: "tls-key-password",
-			Meaning: "password of an encrypted key", Example: "s3cret"},
+			Meaning: "password of an encrypted key", Example: "s3cret", Secret: Secret},
 		{Java: []string{"ssl.endpoint.identification.algorithm"}, Librdkafka: []string{"ssl.endpoint.identification.algorithm"},
 			Kind: Security, Meaning: "https verifies the broker's host name; empty (Java) or none (librdkafka) verifies only the chain"},
 		{Librdkafka: []string{"enable.ssl.certificate.verification"}, Kind: Security, Option: "tls-insecure-skip-verify",
 			Meaning: "false accepts any broker certificate", Example: "false"},
 		{Java: []string{"ssl.truststore.password", "ssl.keystore.password"}, Librdkafka: []string{"ssl.keystore.password"},
-			Kind: Security, Meaning: "store password: a PEM store has none; accepted"},
-		{Java: []string{"ssl.truststore.certificates", "ssl.keystore.certificate.chain", "ssl.keystore.key"},
-			Librdkafka: []string{"ssl.ca.pem", "ssl.certificate.pem", "ssl.key.pem"}, Kind: Security,
+			Kind: Security, Meaning: "store password: a PEM store has none; accepted", Secret: Secret},
+		{Java: []string{"ssl.truststore.certificates", "ssl.keystore.certificate.chain"},
+			Librdkafka: []string{"ssl.ca.pem", "ssl.certificate.pem"}, Kind: Security,
 			Meaning: "PEM in the property: refused (put it in a file and give its location)"},
+		{Java: []string{"ssl.keystore.key"}, Librdkafka: []string{"ssl.key.pem"}, Kind: Security,
+			Meaning: "PEM key in the property: refused (put it in a file and give its location)", Secret: Secret},
 	}
 }
 
