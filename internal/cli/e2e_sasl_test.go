@@ -6,4 +6,6 @@ import (
 )
 
 // plainAuth is franz-go's SASL PLAIN for user and pass.
-func plainAuth(user, pass string) sasl.Mechanism { return plain.Auth{User: user, Pass: pass}.AsMechanism() }
+func plainAuth(user, pass string) sasl.Mechanism {
+	return plain.Auth{User: user, Pass: pass}.AsMechanism()
+}

@@ -65,7 +65,9 @@ func arrivals() []arrival {
 	return []arrival{
 		{"-X", true, func(_ *testing.T, c secretCase) []string { return []string{"-X", c.name + "=" + c.value} }},
 		{"--property", true, func(_ *testing.T, c secretCase) []string { return []string{"--property", c.name + "=" + c.value} }},
-		{"--producer-property", true, func(_ *testing.T, c secretCase) []string { return []string{"--producer-property", c.name + "=" + c.value} }},
+		{"--producer-property", true, func(_ *testing.T, c secretCase) []string {
+			return []string{"--producer-property", c.name + "=" + c.value}
+		}},
 		{"KPRODUCE_PROPERTY", true, func(t *testing.T, c secretCase) []string {
 			t.Setenv("KPRODUCE_PROPERTY", c.name+"="+c.value)
 			return nil
@@ -102,12 +104,12 @@ func TestSecretsNeverShown(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/latin1=%v", sc.name, a.name, latin1), func(t *testing.T) {
 					give := a.give(t, sc)
 					runs := map[string][]string{
-						"config":           append([]string{"config"}, give...),
-						"config --json":    append([]string{"config", "--json"}, give...),
-						"debug log":        append([]string{"-t", "t", "--dry-run", "--partitions", "2", "--log-level", "debug"}, give...),
-						"usage error":      append([]string{"-t", "t", "--linger", "soon", "--log-level", "debug"}, give...),
-						"with SASL_SSL":    append([]string{"config", "-X", "security.protocol=SASL_SSL", "-X", "sasl.mechanism=PLAIN", "--log-level", "debug"}, give...),
-						"with SSL, a run":  append([]string{"-t", "t", "--dry-run", "--partitions", "2", "-X", "security.protocol=SSL", "--log-level", "trace"}, give...),
+						"config":          append([]string{"config"}, give...),
+						"config --json":   append([]string{"config", "--json"}, give...),
+						"debug log":       append([]string{"-t", "t", "--dry-run", "--partitions", "2", "--log-level", "debug"}, give...),
+						"usage error":     append([]string{"-t", "t", "--linger", "soon", "--log-level", "debug"}, give...),
+						"with SASL_SSL":   append([]string{"config", "-X", "security.protocol=SASL_SSL", "-X", "sasl.mechanism=PLAIN", "--log-level", "debug"}, give...),
+						"with SSL, a run": append([]string{"-t", "t", "--dry-run", "--partitions", "2", "-X", "security.protocol=SSL", "--log-level", "trace"}, give...),
 						"SASL_SSL, a run": append([]string{"-t", "t", "--dry-run", "--partitions", "2", "-X", "security.protocol=SASL_SSL", "--sasl-mechanism", "PLAIN", "--sasl-username", "u", "--log-level", "trace"}, give...),
 					}
 					for what, args := range runs {
