@@ -180,6 +180,9 @@ func buildOptions(vals optionValues, files []string, requireTopic bool) (*Option
 		return nil, nil, cmdutil.AsUsageError(err)
 	}
 	var warnings []string
+	if err := o.checkRecordLimit(vals.IsSet("max-record-bytes")); err != nil {
+		return nil, nil, cmdutil.AsUsageError(err)
+	}
 	if err := o.applyRetryRules(vals.IsSet("idempotence")); err != nil {
 		return nil, nil, cmdutil.AsUsageError(err)
 	}
