@@ -1,6 +1,9 @@
 package javaprops
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // Kind says what kproduce does with a property.
 type Kind int
@@ -78,13 +81,24 @@ func (p Setting) Names() []string {
 // Lookup returns the row of a property name (names are case-sensitive,
 // as in both clients), and false for a name not in the table.
 func Lookup(name string) (Setting, bool) {
+	p, ok := tableIndex()[name]
+	return p, ok
+}
+
+// tableIndex maps every name of the table to its row (the first row that
+// names it). It is built once and never changes: a file of a million
+// properties is looked up in linear time.
+var tableIndex = sync.OnceValue(func() map[string]Setting {
+	index := map[string]Setting{}
 	for _, p := range Table() {
-		if slices.Contains(p.Java, name) || slices.Contains(p.Librdkafka, name) || slices.Contains(p.Rpk, name) {
-			return p, true
+		for _, name := range p.Names() {
+			if _, seen := index[name]; !seen {
+				index[name] = p
+			}
 		}
 	}
-	return Setting{}, false
-}
+	return index
+})
 
 // Table returns every property kproduce knows, in the order kproduce -X
 // help lists them: the producer's settings, security (Java's and
