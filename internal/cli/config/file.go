@@ -50,11 +50,15 @@ func (r *resolver) readConfig() error {
 		}
 		return nil
 	}
-	r.configFile, r.configOrigin = path, origin
 	data, err := fsutil.ReadFile(path, maxConfigFileBytes)
+	if err != nil && origin == originDefault && !fsutil.IsTooLarge(err) {
+		r.warnings.add(unreadableDefault(path, err))
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("config file: %w", err)
 	}
+	r.configFile, r.configOrigin = path, origin
 	switch configFormat(path, data) {
 	case fileProperties:
 		if profile != "" {
