@@ -3,6 +3,8 @@ package input
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kproduce/kproduce/internal/escape"
 )
 
 // errCrossed ends the reading of a record that crossed the limit: it is
@@ -17,7 +19,7 @@ func (l *layoutReader) crossed() bool { return l.tooBig && l.limit >= 0 }
 func (l *layoutReader) crossedError() error {
 	rest := "nothing more can be read: the format string ends with no text to resume reading at"
 	if l.term != nil {
-		rest = fmt.Sprintf("the rest of it is skipped, up to the next %q", l.term)
+		rest = "the rest of it is skipped, up to the next " + escape.QuoteClipped(string(l.term))
 	}
 	return fmt.Errorf("%w: more than --max-record-bytes %d: %d bytes read; %s", ErrRecordTooLarge, l.limit, l.used, rest)
 }

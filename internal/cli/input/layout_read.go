@@ -64,7 +64,7 @@ func (l *layoutReader) readText(want []byte) error {
 		return io.EOF
 	}
 	if !bytes.Equal(b, want) {
-		return mismatch("expected %q, read %q", want, b)
+		return mismatch("expected %s, read %s", escape.QuoteClipped(string(want)), escape.QuoteClipped(string(b)))
 	}
 	l.discard(len(want))
 	return nil
