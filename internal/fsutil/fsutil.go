@@ -18,7 +18,9 @@ type TooLargeError struct {
 }
 
 // Error names the file and the limit.
-func (e *TooLargeError) Error() string { return fmt.Sprintf("%s is larger than %d bytes", e.Path, e.Limit) }
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s is larger than %d bytes", e.Path, e.Limit)
+}
 
 // IsTooLarge reports whether err is, or wraps, a *TooLargeError.
 func IsTooLarge(err error) bool {
