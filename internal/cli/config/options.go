@@ -60,6 +60,9 @@ type Connection struct {
 	// BootstrapTimeout bounds the wait for the cluster's first answer
 	// (0: the delivery timeout, or a subcommand's --timeout).
 	BootstrapTimeout time.Duration
+	// GiveUpAt, when not zero, is when the command gives up (a
+	// subcommand's --timeout): no notice announces retries past it.
+	GiveUpAt time.Time
 	// NoticeOut is where the connection notices are printed (stderr), nil
 	// when the log level is above warn.
 	NoticeOut io.Writer
