@@ -130,7 +130,7 @@ type Options struct {
 	Retries int
 	// DeliveryTimeout bounds the time from reading a record to its outcome.
 	DeliveryTimeout time.Duration
-	// CloseTimeout bounds the flush after SIGINT or SIGTERM.
+	// CloseTimeout bounds the flush after SIGINT, SIGTERM or SIGHUP.
 	CloseTimeout time.Duration
 	// RetryBackoff is the wait before a retry.
 	RetryBackoff time.Duration
