@@ -46,7 +46,7 @@ type splitter struct {
 	// short (too large, or refused by early), nil otherwise.
 	recErr error
 	// early, when not nil, looks at the start of a record that outgrows
-	// the read buffer (again each time it doubles): an error fails the
+	// the read buffer (what left it first): an error fails the
 	// record at once, and the rest of it is skipped.
 	early func(prefix []byte) error
 }
