@@ -118,23 +118,35 @@ func (s *splitter) next() (rec []byte, size int64, err error) {
 			return nil, s.cutShort(buf, size), nil
 		}
 		if len(buf) == s.br.Size() { // full: move all but a possible delimiter prefix out
-			move := len(buf) - (d - 1)
-			size += int64(move)
-			s.hold(size, buf[:move])
-			s.discard(buf, move)
-			first := !spanning
-			spanning, scanned = true, d-1
-			if first && s.early != nil {
-				if err := s.early(s.chunks[0]); err != nil {
-					s.recErr, s.skipping = err, true
-					return nil, size, nil
-				}
+			var refused bool
+			size, refused = s.spill(buf, size, !spanning)
+			if refused {
+				return nil, size, nil
 			}
+			spanning, scanned = true, d-1
 		}
 		if err := s.fill(); err != nil {
 			return nil, 0, err
 		}
 	}
+}
+
+// spill moves all of a full buffer without a delimiter but a possible
+// delimiter prefix out, to the chunks of the record (size bytes so far),
+// and returns its new size. The first spill of a record (first) shows the
+// record's start to the early check: refused says it failed it.
+func (s *splitter) spill(buf []byte, size int64, first bool) (int64, bool) {
+	move := len(buf) - (len(s.delim) - 1)
+	size += int64(move)
+	s.hold(size, buf[:move])
+	s.discard(buf, move)
+	if first && s.early != nil {
+		if err := s.early(s.chunks[0]); err != nil {
+			s.recErr, s.skipping = err, true
+			return size, true
+		}
+	}
+	return size, false
 }
 
 // buffered returns the bytes in the read buffer, not yet consumed. They
