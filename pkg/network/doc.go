@@ -18,7 +18,9 @@
 //   - The requests in flight on a connection are answered in the order they
 //     were sent: a response always completes the oldest in-flight request
 //     of its connection, and its correlation id must be that request's; a
-//     mismatch closes the connection and fails every request in flight on it.
+//     mismatch closes the connection and fails every request in flight on it,
+//     and so does a frame too short to hold a correlation id
+//     (ErrMalformedResponse).
 //   - A response may overtake the send completion of its own request; the
 //     completions still owed are counted per node, so a late completion is
 //     never credited to a newer request, and a frame's buffer is reused
@@ -35,7 +37,8 @@
 //     for failures no retry can fix: a TLS handshake refused or not
 //     trusted (ErrTLSHandshake, which includes a peer that sends no TLS
 //     reply within the handshake timeout, half the connection setup
-//     timeout), a peer that is not Kafka (ErrNotKafka), two
+//     timeout), a peer that is not Kafka (ErrNotKafka), a Metadata
+//     response that cannot be decoded (ErrMalformedResponse), two
 //     connections in a row closed before any response
 //     (ErrClosedBeforeResponse: a listener of the other security
 //     protocol) and, while bootstrapping without SASL, two connections in a

@@ -77,6 +77,7 @@ back), or when the cluster cannot be reached or the topic does not exist;
 		if err != nil {
 			return err
 		}
+		conn.BoundBootstrap(f.timeout, time.Now())
 		*code = runCheck(cmd.Context(), conn, f, s)
 		return nil
 	})

@@ -7,6 +7,7 @@ import (
 	"github.com/kproduce/kproduce/internal/cli/report"
 	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/admin"
+	"github.com/kproduce/kproduce/pkg/network"
 	"github.com/kproduce/kproduce/pkg/sender"
 )
 
@@ -25,7 +26,16 @@ func (c *Connection) ProducerConfig() sender.Config {
 	// client's "up to the call's context".
 	cfg.Network.BootstrapTimeout = c.BootstrapTimeout
 	if c.NoticeOut != nil {
-		cfg.Network.Notify = report.NewNoticesTo(c.NoticeOut).Notify
+		notify := report.NewNoticesTo(c.NoticeOut).Notify
+		cfg.Network.Notify = notify
+		if giveUp := c.GiveUpAt; !giveUp.IsZero() {
+			cfg.Network.Notify = func(n network.Notice) {
+				if !n.Deadline.IsZero() && n.Deadline.After(giveUp) {
+					n.Deadline = giveUp
+				}
+				notify(n)
+			}
+		}
 	}
 	cfg.Network.ClientID = c.ClientID
 	cfg.Network.SASL = c.Security.SASL

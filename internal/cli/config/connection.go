@@ -4,6 +4,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -79,4 +80,14 @@ func buildConnection(vals optionValues) (*Connection, error) {
 		return nil, cmdutil.AsUsageError(err)
 	}
 	return c, nil
+}
+
+// BoundBootstrap tells the connection that its command gives up after
+// timeout (a subcommand's --timeout), from now: the notices about the
+// bootstrap then announce retries up to that time at most, not up to the
+// longer --bootstrap-timeout.
+func (c *Connection) BoundBootstrap(timeout time.Duration, now time.Time) {
+	if timeout > 0 {
+		c.GiveUpAt = now.Add(timeout)
+	}
 }

@@ -68,7 +68,7 @@ type resolver struct {
 	// configFile is the config file read ("" when none) and
 	// configOrigin says how it was chosen.
 	configFile, configOrigin string
-	warnings                 []string
+	warnings                 warningList
 }
 
 // newResolver binds fs to a fresh viper with the environment.
@@ -141,7 +141,8 @@ func resolve(fs *pflag.FlagSet, stderr io.Writer, build func(optionValues) (*Con
 	if conn.LogLevel <= zerolog.WarnLevel {
 		conn.NoticeOut = stderr
 	}
-	for _, msg := range append(r.warnings, w...) {
+	r.warnings.addAll(w)
+	for _, msg := range r.warnings.list() {
 		conn.Logger.Warn().Msg(msg)
 	}
 	conn.Logger.Debug().Fields(conn.Security.logFields()).Msg("security")
@@ -179,9 +180,9 @@ func (r *resolver) layer() (*javaprops.SecuritySettings, error) {
 	if err := r.applyDerived(js.Derived); err != nil {
 		return nil, err
 	}
-	r.warnings = append(r.warnings, js.Warnings...)
+	r.warnings.addAll(js.Warnings)
 	r.applyVerbosity()
-	r.warnings = append(r.warnings, r.envWarnings()...)
+	r.warnings.addAll(r.envWarnings())
 	return js, nil
 }
 

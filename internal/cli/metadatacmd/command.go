@@ -52,6 +52,7 @@ a broker could not be asked for its versions; 2 bad usage.`,
 		if err := r.Err(); err != nil {
 			return err
 		}
+		conn.BoundBootstrap(f.timeout, time.Now())
 		*code = runMetadata(cmd.Context(), conn, f, s)
 		return nil
 	}

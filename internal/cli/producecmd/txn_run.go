@@ -229,10 +229,12 @@ func (t *txnRun) releaseAs(verdict error) int {
 	held := t.held
 	t.held, t.failure = new(heldReports), ""
 	t.mu.Unlock()
+	_, fenced := t.fencedReason()
 	return held.each(t.r.sources, func(rep *report.Record) {
 		switch {
 		case verdict == nil:
-		case rep.Err == nil || errors.Is(rep.Err, sender.ErrTransactionAborted) || errors.Is(rep.Err, errInterrupted):
+		case rep.Err == nil || errors.Is(rep.Err, sender.ErrTransactionAborted) || errors.Is(rep.Err, errInterrupted),
+			fencingConsequence(rep.Err) && fenced:
 			rep.Err, rep.Offset = verdict, -1
 		default:
 			rep.Err, rep.Offset = fmt.Errorf("%s: %w", verdictWords(verdict), rep.Err), -1
@@ -256,6 +258,9 @@ func (t *txnRun) closed() {
 	defer t.ctl.Unlock()
 	if t.releaseAtClose {
 		reason := t.finalReason
+		if fenced, ok := t.fencedReason(); ok {
+			reason = fenced
+		}
 		n := t.release(reason)
 		t.r.rep.Errorf("transaction aborted: %s: %d records not committed\n", reason, n)
 	} else if n := t.release("records completed after the transaction ended"); n > 0 {
