@@ -16,7 +16,10 @@ func main() {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (a closed terminal, a dropped ssh session) stops a run as
+	// SIGTERM does: what was read is flushed and reported, an open
+	// transaction is aborted.
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		<-sigs
 		cancel() // the first signal: stop reading, flush within --close-timeout

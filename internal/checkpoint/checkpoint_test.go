@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"maps"
 	"runtime"
 	"strings"
 	"testing"
@@ -170,6 +171,9 @@ func TestCheckInputs(t *testing.T) {
 	cp := &Checkpoint{Options: testOptions, Sources: []Source{{Name: "a"}, {Name: "b"}}}
 	assert.NoError(t, CheckInputs(cp, []string{"a", "b"}, testOptions))
 	assert.NoError(t, CheckInputs(cp, []string{"a", "b", "c"}, testOptions), "more inputs: the load goes on to them")
+	more := maps.Clone(testOptions)
+	more["topic"] = "t"
+	assert.NoError(t, CheckInputs(cp, []string{"a", "b"}, more), "an option the earlier kproduce did not record is not compared")
 	tests := []struct {
 		name    string
 		done    bool
@@ -178,9 +182,9 @@ func TestCheckInputs(t *testing.T) {
 		want    string
 	}{
 		{name: "options", names: []string{"a", "b"}, options: map[string]string{"format": "json", "delimiter": `\n`},
-			want: `options differ: format "json" (earlier run: "lines")`},
+			want: `--format was "lines" in the earlier run, "json" now`},
 		{name: "missing option", names: []string{"a", "b"}, options: map[string]string{"format": "lines"},
-			want: `options differ: delimiter "" (earlier run: "\\n")`},
+			want: `--delimiter was "\\n" in the earlier run, "" now`},
 		{name: "fewer inputs", names: []string{"a"}, options: testOptions,
 			want: "the earlier run read 2 inputs (a, b), this run names 1"},
 		{name: "renamed", names: []string{"a", "c"}, options: testOptions,

@@ -11,7 +11,11 @@
 // SHA-256 of those bytes, and whether the source was read to its end; for
 // the load, the records read, the transactions committed and whether all
 // of the input was read, and the options that decide how bytes become
-// numbered records (format, delimiter ...).
+// numbered records (format, delimiter ...) and where a record goes and
+// what it holds (topic, key, headers ...): a resumed run that changes one
+// is refused (CheckInputs), so a load never ends half one way, half the
+// other. An option a checkpoint does not record (written by a kproduce
+// that recorded fewer) is not compared.
 //
 // The record goes to a compacted topic (DefaultTopic unless told
 // otherwise; created with one partition when missing), keyed by the

@@ -70,14 +70,16 @@ func Skip(r io.Reader, src *Source, index int) (hash.Hash, error) {
 // CheckInputs checks that a run's inputs (names in order) and options are
 // those of the load cp records: the same options, and the checkpoint's
 // sources first among the inputs, in the same order. A finished load must
-// have no more inputs than it read.
+// have no more inputs than it read. An option the checkpoint does not
+// record (one written by a kproduce that recorded fewer) is not compared.
 func CheckInputs(cp *Checkpoint, names []string, options map[string]string) error {
-	if keys := differingKeys(cp.Options, options); len(keys) > 0 {
-		var parts []string
-		for _, k := range keys {
-			parts = append(parts, fmt.Sprintf("%s %q (earlier run: %q)", k, options[k], cp.Options[k]))
+	if keys := changedOptions(cp.Options, options); len(keys) > 0 {
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = fmt.Sprintf("--%s was %q in the earlier run, %q now", k, cp.Options[k], options[k])
 		}
-		return fmt.Errorf("%w: options differ: %s", ErrMismatch, strings.Join(parts, ", "))
+		return fmt.Errorf("%w: %s; a resumed load keeps every option that decides where its records go and what they hold"+
+			" (to change one, start a new load with another --transactional-id)", ErrMismatch, strings.Join(parts, "; "))
 	}
 	if len(cp.Sources) > len(names) {
 		return fmt.Errorf("%w: the earlier run read %d inputs (%s), this run names %d", ErrMismatch,
@@ -95,17 +97,12 @@ func CheckInputs(cp *Checkpoint, names []string, options map[string]string) erro
 	return nil
 }
 
-// differingKeys lists, sorted, the keys whose values differ between a and
-// b.
-func differingKeys(a, b map[string]string) []string {
+// changedOptions lists, sorted, the options recorded in earlier whose
+// value in now differs (an option missing from now has the value "").
+func changedOptions(earlier, now map[string]string) []string {
 	var keys []string
-	for k := range maps.Keys(a) {
-		if v, ok := b[k]; !ok || v != a[k] {
-			keys = append(keys, k)
-		}
-	}
-	for k := range maps.Keys(b) {
-		if _, ok := a[k]; !ok {
+	for k := range maps.Keys(earlier) {
+		if now[k] != earlier[k] {
 			keys = append(keys, k)
 		}
 	}

@@ -90,13 +90,13 @@ func TestCompletionOffersChoices(t *testing.T) {
 		{[]string{"--acks"}, []string{"all", "-1", "1", "0"}},
 		{[]string{"--format"}, []string{"lines", "json", "file"}},
 		{[]string{"--partitioner"}, []string{"murmur2", "round-robin", "random", "crc32", "consistent", "fnv1a"}},
-		{[]string{"--sasl-mechanism"}, []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "GSSAPI"}},
+		{[]string{"--sasl-mechanism"}, []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "GSSAPI", "OAUTHBEARER", "AWS_MSK_IAM"}},
 		{[]string{"--log-level"}, []string{"trace", "debug", "info", "warn", "error", "disabled"}},
 		{[]string{"--output"}, []string{"text", "json", "none"}},
 		// --progress alone is --progress=always: its values complete after '='.
 		{[]string{"--progress="}, []string{"auto", "always", "never"}},
 		{[]string{"check", "--output"}, []string{"text", "json"}},
-		{[]string{"metadata", "--sasl-mechanism"}, []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "GSSAPI"}},
+		{[]string{"metadata", "--sasl-mechanism"}, []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "GSSAPI", "OAUTHBEARER", "AWS_MSK_IAM"}},
 	}
 	for _, tt := range tests {
 		args := append([]string{"__complete"}, tt.args...)

@@ -1,6 +1,7 @@
 package escape
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,4 +22,15 @@ func TestUnescape(t *testing.T) {
 		_, err := Unescape(in)
 		assert.ErrorIs(t, err, ErrBadEscape, in)
 	}
+}
+
+func TestQuoteClipped(t *testing.T) {
+	assert.Equal(t, `"short"`, QuoteClipped("short"))
+	long := strings.Repeat("x", 100_000)
+	got := QuoteClipped(long)
+	assert.Equal(t, `"`+strings.Repeat("x", MaxQuoted)+`"... (100000 bytes; the first 64 shown)`, got)
+	utf := strings.Repeat("é", 40) // 80 bytes: cut at a character boundary
+	assert.Equal(t, `"`+strings.Repeat("é", 32)+`"... (80 bytes; the first 64 shown)`, QuoteClipped(utf))
+	odd := "a" + strings.Repeat("é", 40)
+	assert.Equal(t, `"a`+strings.Repeat("é", 31)+`"... (81 bytes; the first 63 shown)`, QuoteClipped(odd))
 }

@@ -36,7 +36,8 @@ func TestRdkafkaMockAutoTopicCreation(t *testing.T) {
 	t.Parallel()
 	mc := mockCluster(t, 1)
 	b := mc.BootstrapServers()
-	res := runKproduce(t, time.Minute, "x\n", "-b", b, "-t", "created", "-o", "none")
+	// -p 0: the mock gives a created topic its own default partition count.
+	res := runKproduce(t, time.Minute, "x\n", "-b", b, "-t", "created", "-p", "0", "-o", "none")
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Len(t, consumeRdkafka(t, mc, "created", 1), 1)
 

@@ -38,6 +38,11 @@ type BootstrapError struct {
 	Timeout time.Duration
 	// Addresses lists the bootstrap addresses in the order given.
 	Addresses []AddressFailure
+	// Credentials, when set, is why no address was tried: the SASL
+	// mechanism's credentials failed for good (an ErrAuthentication), or
+	// were still awaited when the bootstrap timeout passed (an
+	// ErrSASLPending).
+	Credentials error
 }
 
 // Error lists every address and its cause. A single address that failed
@@ -46,8 +51,15 @@ func (e *BootstrapError) Error() string {
 	if e.Timeout == 0 && len(e.Addresses) == 1 && e.Addresses[0].Err != nil {
 		return e.Addresses[0].Err.Error()
 	}
+	if e.Credentials != nil && e.Timeout == 0 {
+		return e.Credentials.Error()
+	}
 	var b strings.Builder
 	b.WriteString(ErrBootstrap.Error())
+	if e.Credentials != nil {
+		fmt.Fprintf(&b, ": no broker tried within %v (--bootstrap-timeout): %v", e.Timeout, e.Credentials)
+		return b.String()
+	}
 	if e.Timeout > 0 {
 		fmt.Fprintf(&b, ": no bootstrap broker answered within %v (--bootstrap-timeout)", e.Timeout)
 	} else {
@@ -71,6 +83,9 @@ func (e *BootstrapError) Error() string {
 // Unwrap returns ErrBootstrap and the address errors.
 func (e *BootstrapError) Unwrap() []error {
 	errs := []error{ErrBootstrap}
+	if e.Credentials != nil {
+		errs = append(errs, e.Credentials)
+	}
 	for _, a := range e.Addresses {
 		if a.Err != nil {
 			errs = append(errs, a.Err)
@@ -139,8 +154,13 @@ func (c *Client) checkBootstrap(now time.Time) {
 	nodes := slices.Clone(c.md.Fetch().Nodes())
 	// In the order given: bootstrap ids count down from -1.
 	slices.SortFunc(nodes, func(a, b Node) int { return cmp.Compare(b.ID, a.ID) })
+	tried := false
 	for _, n := range nodes {
 		e.Addresses = append(e.Addresses, c.addressFailure(n, now))
+		tried = tried || c.states.get(n.ID) != nil
+	}
+	if !tried && c.saslPending != nil {
+		e.Credentials = fmt.Errorf("SASL %s: %w", c.cfg.SASL.Name(), c.saslPending)
 	}
 	b.err = e
 	c.log.Info("giving up on the cluster", "err", e)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/kproduce/kproduce/pkg/protocol"
@@ -28,6 +29,12 @@ type Client struct {
 	apiVersions map[int32]*protocol.ApiVersionsResponse
 	// sasl holds, per node, the SASL exchange under way.
 	sasl map[int32]*saslExchange
+	// saslPrepared: the mechanism is a SASLPreparer this Client asked for
+	// credentials (and must release). saslPending is why they are not
+	// ready yet, saslErr why they never will be.
+	saslPrepared         bool
+	saslPending, saslErr error
+	reauths              atomic.Int64 // re-authentications completed
 
 	// sendAcksOwed holds, per node, the frames of requests answered before
 	// their send completion was reported (the reader and writer of a
@@ -118,7 +125,17 @@ func (c *Client) ConnectionDelay(node int32, now time.Time) time.Duration {
 func (c *Client) ConnectionFailed(node int32) bool { return c.states.isDisconnected(node) }
 
 // AuthenticationError is the error of node's failed authentication, or nil.
-func (c *Client) AuthenticationError(node int32) error { return c.states.authenticationError(node) }
+// When the SASL mechanism's credentials failed for good, every node has
+// that error.
+func (c *Client) AuthenticationError(node int32) error {
+	if err := c.states.authenticationError(node); err != nil {
+		return err
+	}
+	if c.saslErr != nil {
+		return fmt.Errorf("%s: %w", c.nodeName(node), c.saslErr)
+	}
+	return nil
+}
 
 // ConnectionState is the state of the connection to node.
 func (c *Client) ConnectionState(node int32) ConnectionState { return c.states.state(node) }
@@ -142,6 +159,7 @@ func (c *Client) Close() {
 	c.closed = true
 	c.md.setWakeup(nil)
 	c.sel.CloseAll()
+	c.releaseSASL()
 }
 
 // NewClientRequest creates a request to node with the next correlation id.
@@ -247,11 +265,11 @@ func (c *Client) LeastLoadedNode(now time.Time) (int32, bool) {
 }
 
 // initiateConnect starts a new connection to node, if the metadata knows
-// the node.
+// the node and the SASL credentials, if any, are ready.
 func (c *Client) initiateConnect(id int32, now time.Time) {
 	node, ok := c.md.Fetch().Node(id)
-	if !ok {
-		return // unknown, or it left the metadata
+	if !ok || !c.saslReady(now) {
+		return // unknown, or it left the metadata; or no credentials yet
 	}
 	c.nextConn++
 	conn := c.nextConn

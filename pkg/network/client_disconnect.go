@@ -75,6 +75,11 @@ func (c *Client) classifyClose(node int32, st *nodeConnectionState, cause error,
 		return mode, cause
 	}
 	switch {
+	case st.state == Authenticating && st.reauth:
+		// The first authentication of this connection succeeded: the
+		// session most likely ended before the re-authentication reached
+		// the broker. A new connection authenticates anew.
+		return mode, fmt.Errorf("the broker closed the connection during re-authentication (the session ended first?): %w", cause)
 	case st.state == Authenticating:
 		mech := "SASL"
 		if c.cfg.SASL != nil {

@@ -99,13 +99,19 @@ func (c *Client) sendMetadataRequest(node int32, now time.Time) {
 	c.metadataInProgress = true
 }
 
-// handleMetadataResponse installs the fetched metadata.
-func (c *Client) handleMetadataResponse(node int32, r *inFlightRequest, payload []byte, now time.Time) {
+// handleMetadataResponse installs the fetched metadata. A response that
+// cannot be decoded is a final failure of its broker (no retry makes it
+// decodable): the connection closes, the node is not used again, and the
+// fetch fails with the decode error, which ends the bootstrap at once
+// when no other address is left.
+func (c *Client) handleMetadataResponse(responses []*ClientResponse, node int32, r *inFlightRequest, payload []byte,
+	now time.Time) []*ClientResponse {
 	c.metadataInProgress = false
 	resp := &protocol.MetadataResponse{}
 	if _, err := protocol.DecodeResponse(payload, protocol.KeyMetadata, r.req.Version, resp); err != nil {
-		c.md.Failed(fmt.Errorf("%s: %w", c.nodeName(node), err), now)
-		return
+		cause := fmt.Errorf("%w: Metadata v%d: %w", ErrMalformedResponse, r.req.Version, err)
+		// closeConnection fails the fetch with the error, naming the node.
+		return c.closeConnection(responses, node, cause, closeAuth, now)
 	}
 	c.noteReached()
 	c.maybeThrottle(node, protocol.KeyMetadata, r.req.Version, resp, now)
@@ -113,4 +119,5 @@ func (c *Client) handleMetadataResponse(node int32, r *inFlightRequest, payload 
 	if c.debug() {
 		c.log.Debug("metadata updated", "node", c.nodeName(node), "cluster", c.md.Fetch().String())
 	}
+	return responses
 }

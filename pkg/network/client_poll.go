@@ -51,6 +51,7 @@ func (c *Client) Poll(timeout time.Duration, now time.Time) []*ClientResponse {
 	c.handleConnections(now)
 	responses = c.handleTimedOutConnections(responses, now)
 	responses = c.handleTimedOutRequests(responses, now)
+	responses = c.startDueReauthentications(responses, now)
 	c.checkBootstrap(now)
 	c.forgetDepartedNodes()
 	clear(c.events) // drop references to payloads
@@ -67,6 +68,9 @@ func (c *Client) pollTimeout(timeout time.Duration, now time.Time) time.Duration
 		timeout = min(timeout, d.Sub(now))
 	}
 	if d, ok := c.bootstrapDeadline(); ok {
+		timeout = min(timeout, d.Sub(now))
+	}
+	if d, ok := c.nextReauthDeadline(now); ok {
 		timeout = min(timeout, d.Sub(now))
 	}
 	return max(timeout, 0)
@@ -114,6 +118,11 @@ func (c *Client) handleCompletedReceives(responses []*ClientResponse, now time.T
 			continue // the connection failed earlier in this Poll
 		}
 		r := c.inFlight.oldest(node)
+		if len(ev.Payload) < 4 {
+			cause := fmt.Errorf("%w: %s; closing the connection", ErrMalformedResponse, shortFrame(len(ev.Payload)))
+			responses = c.closeConnection(responses, node, cause, closeDisconnect, now)
+			continue
+		}
 		if err := checkCorrelation(r, ev.Payload); err != nil {
 			cause := fmt.Errorf("%w: %w; closing the connection", ErrCorrelationMismatch, err)
 			responses = c.closeConnection(responses, node, cause, closeDisconnect, now)
@@ -132,7 +141,7 @@ func (c *Client) handleCompletedReceives(responses []*ClientResponse, now time.T
 		case kindExternal:
 			responses = append(responses, c.completeExternal(node, r, ev.Payload, now))
 		case kindMetadata:
-			c.handleMetadataResponse(node, r, ev.Payload, now)
+			responses = c.handleMetadataResponse(responses, node, r, ev.Payload, now)
 		case kindApiVersions:
 			responses = c.handleApiVersionsResponse(responses, node, r, ev.Payload, now)
 		case kindSaslHandshake, kindSaslAuthenticate:
@@ -140,6 +149,15 @@ func (c *Client) handleCompletedReceives(responses []*ClientResponse, now time.T
 		}
 	}
 	return responses
+}
+
+// shortFrame describes a response frame of n < 4 bytes, too short for the
+// correlation id that starts every response.
+func shortFrame(n int) string {
+	if n == 0 {
+		return "the broker sent an empty frame (size 0) where a response was expected"
+	}
+	return fmt.Sprintf("the broker sent a frame of %d bytes, too short for a response header", n)
 }
 
 // checkCorrelation verifies that payload answers r, the oldest request in

@@ -15,6 +15,9 @@ type saslExchange struct {
 	// done: the session said the exchange completes once the last message
 	// sent is accepted.
 	done bool
+	// lifetime is the session lifetime the broker gave (SaslAuthenticate
+	// v1+), 0 for none.
+	lifetime time.Duration
 }
 
 // newSetupRequest builds a request of the connection setup (ApiVersions,
@@ -121,19 +124,43 @@ func (c *Client) handleSaslResponse(responses []*ClientResponse, node int32, r *
 	case *protocol.SaslHandshakeResponse:
 		return c.handleSaslHandshake(responses, node, resp, now)
 	case *protocol.SaslAuthenticateResponse:
+		ex := c.sasl[node]
 		if resp.ErrorCode != 0 {
-			kerr := protocol.ErrorForCode(resp.ErrorCode)
+			var err error = protocol.ErrorForCode(resp.ErrorCode)
 			if resp.ErrorMessage != nil && *resp.ErrorMessage != "" {
-				return c.authFailed(responses, node, fmt.Errorf("%w: %s", kerr, *resp.ErrorMessage), now)
+				err = fmt.Errorf("%w: %s", err, *resp.ErrorMessage)
 			}
-			return c.authFailed(responses, node, kerr, now)
+			if e, ok := sessionOf(ex).(SASLFailureExplainer); ok {
+				err = e.ExplainFailure(err)
+			}
+			return c.authFailed(responses, node, err, now)
 		}
-		if ex := c.sasl[node]; ex != nil && !ex.done {
-			return c.saslStep(responses, node, resp.AuthBytes, now)
+		var lifetime time.Duration
+		if resp.SessionLifetimeMs > 0 {
+			lifetime = time.Duration(min(resp.SessionLifetimeMs, maxSessionLifetimeMs)) * time.Millisecond
 		}
-		c.ready(node, now)
+		if ex != nil {
+			ex.lifetime = max(ex.lifetime, lifetime)
+			if !ex.done {
+				return c.saslStep(responses, node, resp.AuthBytes, now)
+			}
+			lifetime = ex.lifetime
+		}
+		c.authenticated(node, lifetime, now)
 	}
 	return responses
+}
+
+// maxSessionLifetimeMs bounds a session lifetime a broker gives (a year),
+// so that a huge value cannot overflow a time.Duration.
+const maxSessionLifetimeMs = 365 * 24 * 3600 * 1000
+
+// sessionOf is the session of an exchange, nil when there is none.
+func sessionOf(ex *saslExchange) SASLSession {
+	if ex == nil {
+		return nil
+	}
+	return ex.session
 }
 
 // handleSaslHandshake checks the broker enables the mechanism and starts
@@ -152,6 +179,12 @@ func (c *Client) handleSaslHandshake(responses []*ClientResponse, node int32, re
 		n = st.node
 	}
 	session, err := c.cfg.SASL.NewSession(n)
+	if errors.Is(err, ErrSASLPending) {
+		// The credentials expired and their refresh is late: try again
+		// on a new connection once they are ready.
+		cause := fmt.Errorf("SASL %s: %w", c.cfg.SASL.Name(), err)
+		return c.closeConnection(responses, node, cause, closeTimeout, now)
+	}
 	if err != nil {
 		return c.authFailed(responses, node, err, now)
 	}
@@ -170,7 +203,7 @@ func (c *Client) saslStep(responses []*ClientResponse, node int32, challenge []b
 	ex.done = done
 	if out == nil {
 		if done {
-			c.ready(node, now)
+			c.authenticated(node, ex.lifetime, now)
 			return responses
 		}
 		out = []byte{}

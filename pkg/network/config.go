@@ -37,6 +37,10 @@ type Config struct {
 	// in [0.8, 1.2] (default: uniform, from a math/rand/v2 source of the
 	// Client).
 	Jitter func() float64
+	// ReauthJitter returns the share of a session's lifetime after which a
+	// connection re-authenticates (KIP-368), in [0.85, 0.95] (default:
+	// uniform, from the Client's source, as the Java client does).
+	ReauthJitter func() float64
 	// Rand returns a random int in [0, n); LeastLoadedNode starts its scan
 	// at a random node so clients spread their load (default: a
 	// math/rand/v2 source of the Client).
@@ -87,10 +91,13 @@ func (cfg Config) withDefaults() Config {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Jitter == nil || cfg.Rand == nil {
+	if cfg.Jitter == nil || cfg.Rand == nil || cfg.ReauthJitter == nil {
 		r := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 		if cfg.Jitter == nil {
 			cfg.Jitter = func() float64 { return 0.8 + 0.4*r.Float64() }
+		}
+		if cfg.ReauthJitter == nil {
+			cfg.ReauthJitter = func() float64 { return 0.85 + 0.1*r.Float64() }
 		}
 		if cfg.Rand == nil {
 			cfg.Rand = r.IntN

@@ -63,6 +63,11 @@ type nodeConnectionState struct {
 	// downSince is when the outage of the node began (see Notice), zero
 	// when it is not down.
 	downSince time.Time
+	// reauthAt is when the authenticated connection is due for
+	// re-authentication (KIP-368), zero when its session has no lifetime;
+	// reauth is set while a re-authentication is under way.
+	reauthAt time.Time
+	reauth   bool
 }
 
 // connectionStates is Kafka's ClusterConnectionStates: the state of the
@@ -125,6 +130,7 @@ func (cs *connectionStates) connecting(node Node, conn ConnID, now time.Time) *n
 	}
 	st.state, st.conn, st.node, st.lastConnectAttempt = Connecting, conn, node, now
 	st.answered = false
+	st.reauthAt, st.reauth = time.Time{}, false
 	return st
 }
 
@@ -145,6 +151,7 @@ func (cs *connectionStates) disconnected(id int32, now time.Time) {
 		cs.resetSetupTimeout(st)
 	}
 	st.state, st.conn = Disconnected, 0
+	st.reauthAt, st.reauth = time.Time{}, false
 }
 
 // checkingAPIVersions enters the state after the socket connected.
@@ -185,6 +192,7 @@ func (cs *connectionStates) answered(id int32) {
 func (cs *connectionStates) authenticationFailed(id int32, now time.Time, err error) {
 	if st := cs.nodes[id]; st != nil {
 		st.state, st.conn, st.authErr, st.lastConnectAttempt = AuthenticationFailed, 0, err, now
+		st.reauthAt, st.reauth = time.Time{}, false
 		st.reconnectBackoff = cs.reconnect.backoff(st.failedAttempts)
 		st.failedAttempts++
 	}
@@ -218,10 +226,11 @@ func (cs *connectionStates) state(id int32) ConnectionState {
 	return Disconnected
 }
 
-// isReady reports whether id is ready and not throttled.
+// isReady reports whether id is ready, not throttled and not due for
+// re-authentication.
 func (cs *connectionStates) isReady(id int32, now time.Time) bool {
 	st := cs.nodes[id]
-	return st != nil && st.state == Ready && !st.throttleUntil.After(now)
+	return st != nil && st.state == Ready && !st.throttleUntil.After(now) && (st.reauthAt.IsZero() || now.Before(st.reauthAt))
 }
 
 // throttle holds requests to id until the given time; the deadline never

@@ -18,7 +18,9 @@
 //   - The requests in flight on a connection are answered in the order they
 //     were sent: a response always completes the oldest in-flight request
 //     of its connection, and its correlation id must be that request's; a
-//     mismatch closes the connection and fails every request in flight on it.
+//     mismatch closes the connection and fails every request in flight on it,
+//     and so does a frame too short to hold a correlation id
+//     (ErrMalformedResponse).
 //   - A response may overtake the send completion of its own request; the
 //     completions still owed are counted per node, so a late completion is
 //     never credited to a newer request, and a frame's buffer is reused
@@ -35,7 +37,8 @@
 //     for failures no retry can fix: a TLS handshake refused or not
 //     trusted (ErrTLSHandshake, which includes a peer that sends no TLS
 //     reply within the handshake timeout, half the connection setup
-//     timeout), a peer that is not Kafka (ErrNotKafka), two
+//     timeout), a peer that is not Kafka (ErrNotKafka), a Metadata
+//     response that cannot be decoded (ErrMalformedResponse), two
 //     connections in a row closed before any response
 //     (ErrClosedBeforeResponse: a listener of the other security
 //     protocol) and, while bootstrapping without SASL, two connections in a
@@ -45,6 +48,19 @@
 //     ApiVersions error other than UNSUPPORTED_VERSION, and a broker with no
 //     usable Metadata version (older than Kafka 0.11). A connection counts
 //     as ready only once authenticated.
+//   - Re-authentication (KIP-368): a connection whose session has a
+//     lifetime (SaslAuthenticate v1+) is not ready from a random 85-95% of
+//     it on (at least 1s, or half of a shorter session, before its end); once nothing is in flight on it, a new SASL exchange runs on
+//     the same connection, and nothing else is sent on it until that
+//     exchange completed. A SASL exchange never shares a connection with
+//     another request. A connection lost during a re-authentication is an
+//     ordinary disconnection, retried; a re-authentication the broker
+//     refuses is an authentication failure.
+//   - A mechanism whose credentials come from the outside world
+//     (SASLPreparer) is asked for them before every connection and every
+//     re-authentication; the Client never waits for them in Poll: it
+//     connects once they are ready (the preparer wakes it), and a final
+//     failure of them fails every node as an authentication failure.
 //   - Until the cluster has answered once (Reached), the Client is
 //     bootstrapping: it connects to every bootstrap address at once, caps
 //     each attempt at half the bootstrap timeout, tells each address's

@@ -27,6 +27,10 @@ var (
 	// ErrCorrelationMismatch: a response did not answer the oldest request
 	// in flight on its connection; the connection was closed.
 	ErrCorrelationMismatch = errors.New("correlation id mismatch")
+	// ErrMalformedResponse: a broker's response could not be decoded. For
+	// a Metadata response the failure is final: the connection is closed
+	// and the broker is not used again.
+	ErrMalformedResponse = errors.New("malformed response")
 	// ErrNotReady: Send was called for a node that is not ready.
 	ErrNotReady = errors.New("node not ready")
 	// ErrClientClosed: the Client is closed.

@@ -24,6 +24,9 @@ type Stats struct {
 	// Splits is the number of batches split in smaller ones after the
 	// broker refused them as too large.
 	Splits int64
+	// Reauthentications is the number of SASL re-authentications (KIP-368)
+	// of the producer's connections.
+	Reauthentications int64
 }
 
 // senderStats are the Sender's counters. Only the Sender goroutine adds
@@ -66,5 +69,7 @@ func (p *Producer) Stats() Stats {
 	if p.sender == nil {
 		return Stats{} // a dry run without a cluster
 	}
-	return p.sender.stats.snapshot(p.acc)
+	s := p.sender.stats.snapshot(p.acc)
+	s.Reauthentications = p.client.Reauthentications()
+	return s
 }

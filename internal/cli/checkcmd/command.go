@@ -83,6 +83,7 @@ back), or when the cluster cannot be reached or the topic does not exist;
 		if err != nil {
 			return err
 		}
+		conn.BoundBootstrap(opts.Timeout, time.Now())
 		return runF(cmd.Context(), opts)
 	})
 	return cmd

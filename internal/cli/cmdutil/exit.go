@@ -11,7 +11,7 @@ const (
 	ExitOK          = 0   // every record delivered, the check or the metadata ok
 	ExitFailed      = 1   // some record failed, or the cluster could not be used
 	ExitUsage       = 2   // bad flags, config or input files: nothing was sent
-	ExitInterrupted = 130 // SIGINT or SIGTERM
+	ExitInterrupted = 130 // SIGINT, SIGTERM or SIGHUP
 )
 
 // ExitError ends a command that has already said what went wrong (its

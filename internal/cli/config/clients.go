@@ -7,6 +7,7 @@ import (
 	"github.com/kproduce/kproduce/internal/cli/report"
 	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/admin"
+	"github.com/kproduce/kproduce/pkg/network"
 	"github.com/kproduce/kproduce/pkg/sender"
 )
 
@@ -37,7 +38,7 @@ func (c *Connection) ProducerOptions() []sender.Opt {
 		opts = append(opts, sender.DialTLS(c.Security.TLSConfig))
 	}
 	if c.NoticeOut != nil {
-		opts = append(opts, sender.OnNotice(report.NewNoticesTo(c.NoticeOut).Notify))
+		opts = append(opts, sender.OnNotice(c.notify()))
 	}
 	return opts
 }
@@ -53,9 +54,25 @@ func (c *Connection) AdminConfig() admin.Config {
 		Logger: cmdutil.Slog(c.Logger),
 	}
 	if c.NoticeOut != nil {
-		cfg.OnNotice = report.NewNoticesTo(c.NoticeOut).Notify
+		cfg.OnNotice = c.notify()
 	}
 	return cfg
+}
+
+// notify prints the connection notices on NoticeOut, each bootstrap
+// failure's deadline no later than when the command gives up (GiveUpAt).
+func (c *Connection) notify() func(network.Notice) {
+	notify := report.NewNoticesTo(c.NoticeOut).Notify
+	giveUp := c.GiveUpAt
+	if giveUp.IsZero() {
+		return notify
+	}
+	return func(n network.Notice) {
+		if !n.Deadline.IsZero() && n.Deadline.After(giveUp) {
+			n.Deadline = giveUp
+		}
+		notify(n)
+	}
 }
 
 // ProducerOptions maps the produce run's options onto the producer's.

@@ -4,6 +4,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -18,7 +19,10 @@ func connectionOptionNames() []string {
 		"brokers", "client-id", "request-timeout", "bootstrap-timeout",
 		"tls", "tls-ca", "tls-cert", "tls-key", "tls-key-password",
 		"tls-keystore", "tls-keystore-password", "tls-keystore-alias", "tls-truststore", "tls-truststore-password", "tls-server-name", "tls-insecure-skip-verify",
-		"sasl-mechanism", "sasl-username", "sasl-password",
+		"sasl-mechanism", "sasl-username", "sasl-password", "sasl-token", "sasl-token-file",
+		"oauth-token-endpoint", "oauth-client-id", "oauth-client-secret", "oauth-scope", "oauth-extension", "oauth-ca",
+		"oauth-connect-timeout", "oauth-read-timeout", "oauth-retry-backoff", "oauth-retry-backoff-max", "sasl-unsecured-jwt",
+		"aws-region", "aws-profile", "aws-role-arn", "aws-role-session-name",
 		"kerberos-service-name", "kerberos-principal", "kerberos-keytab", "kerberos-ccache", "kerberos-config", "kerberos-min-time-before-relogin",
 		"property", "config", "profile", "log-level",
 	}
@@ -76,4 +80,14 @@ func buildConnection(vals optionValues) (*Connection, error) {
 		return nil, cmdutil.AsUsageError(err)
 	}
 	return c, nil
+}
+
+// BoundBootstrap tells the connection that its command gives up after
+// timeout (a subcommand's --timeout), from now: the notices about the
+// bootstrap then announce retries up to that time at most, not up to the
+// longer --bootstrap-timeout.
+func (c *Connection) BoundBootstrap(timeout time.Duration, now time.Time) {
+	if timeout > 0 {
+		c.GiveUpAt = now.Add(timeout)
+	}
 }

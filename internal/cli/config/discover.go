@@ -42,11 +42,23 @@ func (r *resolver) configPath() (path, origin string, err error) {
 	case os.IsNotExist(err):
 		return "", "", nil
 	case err != nil:
-		return "", "", fmt.Errorf("config file: %w", err)
+		r.warnings.add(unreadableDefault(def, err))
+		return "", "", nil
 	case st.IsDir():
-		return "", "", fmt.Errorf("config file: %s is a directory", def)
+		r.warnings.add(unreadableDefault(def, fmt.Errorf("%s is a directory", def)))
+		return "", "", nil
 	}
-	return def, "default location", nil
+	return def, originDefault, nil
+}
+
+// originDefault is the origin of a config file found at DefaultConfigPath.
+const originDefault = "default location"
+
+// unreadableDefault is the warning about a default config file that
+// cannot be read: it is not one the user named (HOME may be another
+// user's), so the run goes on without it.
+func unreadableDefault(path string, err error) string {
+	return fmt.Sprintf("the default config file %s cannot be read (%v); none read (--config or %s names one)", path, err, envName("config"))
 }
 
 // envName is the environment variable of an option: KPRODUCE_ and its

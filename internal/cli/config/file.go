@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/kproduce/kproduce/internal/cli/config/javaprops"
@@ -49,11 +50,15 @@ func (r *resolver) readConfig() error {
 		}
 		return nil
 	}
-	r.configFile, r.configOrigin = path, origin
 	data, err := fsutil.ReadFile(path, maxConfigFileBytes)
+	if err != nil && origin == originDefault && !fsutil.IsTooLarge(err) {
+		r.warnings.add(unreadableDefault(path, err))
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("config file: %w", err)
 	}
+	r.configFile, r.configOrigin = path, origin
 	switch configFormat(path, data) {
 	case fileProperties:
 		if profile != "" {
@@ -115,16 +120,12 @@ func configFormat(path string, data []byte) string {
 // addProperties adds the properties of a Java or librdkafka properties
 // file.
 func (r *resolver) addProperties(path, text string) error {
-	props, err := javaprops.ParseProperties(text)
-	if err != nil {
-		return err
-	}
-	for _, p := range props {
-		if err := r.addFileProperty(fmt.Sprintf("%s:%d", path, p.Line), p.Key, p.Value); err != nil {
+	return javaprops.EachProperty(text, func(p javaprops.Property) error {
+		if err := r.addFileProperty(path+":"+strconv.Itoa(p.Line), p.Key, p.Value); err != nil {
 			return fmt.Errorf("line %d: %w", p.Line, err)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // addFileProperty adds one property at the config file level.
@@ -141,7 +142,7 @@ func (r *resolver) addFileProperty(where, name, value string) error {
 		r.props.add(m.Kind, name, m.Value, where+" ("+name+")", false)
 	}
 	if m.Warning != "" {
-		r.warnings = append(r.warnings, m.Warning)
+		r.warnings.add(m.Warning)
 	}
 	return nil
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/internal/cli/config/javaprops"
-	"github.com/kproduce/kproduce/pkg/network"
 )
 
 // maxConfigFileBytes bounds the size of a config file.
@@ -69,7 +68,7 @@ type resolver struct {
 	// configFile is the config file read ("" when none) and
 	// configOrigin says how it was chosen.
 	configFile, configOrigin string
-	warnings                 []string
+	warnings                 warningList
 }
 
 // newResolver binds fs to a fresh viper with the environment.
@@ -142,7 +141,8 @@ func resolve(fs *pflag.FlagSet, stderr io.Writer, build func(optionValues) (*Con
 	if conn.LogLevel <= zerolog.WarnLevel {
 		conn.NoticeOut = stderr
 	}
-	for _, msg := range append(r.warnings, w...) {
+	r.warnings.addAll(w)
+	for _, msg := range r.warnings.list() {
 		conn.Logger.Warn().Msg(msg)
 	}
 	conn.Logger.Debug().Fields(conn.Security.logFields()).Msg("security")
@@ -180,9 +180,9 @@ func (r *resolver) layer() (*javaprops.SecuritySettings, error) {
 	if err := r.applyDerived(js.Derived); err != nil {
 		return nil, err
 	}
-	r.warnings = append(r.warnings, js.Warnings...)
+	r.warnings.addAll(js.Warnings)
 	r.applyVerbosity()
-	r.warnings = append(r.warnings, r.envWarnings()...)
+	r.warnings.addAll(r.envWarnings())
 	return js, nil
 }
 
@@ -199,9 +199,17 @@ func (r *resolver) securityContext() javaprops.SecurityContext {
 		}
 		ctx.TLS = ctx.TLS || (r.vals.IsSet("tls-insecure-skip-verify") && rd.boolean("tls-insecure-skip-verify"))
 	}
-	// SASL credentials (rpk's -X user and pass among them) ask for SASL
+	// SASL credentials (rpk's -X user and pass among them) and token
+	// sources ask for SASL
 	// too: a sasl.mechanism property then says which.
 	ctx.SASL = strings.TrimSpace(rd.str("sasl-mechanism")) != "" || rd.str("sasl-username") != ""
+	// A password given on the command line (rpk's -X pass, which may be
+	// an OAUTHBEARER token) asks for SASL as a user name does.
+	_, passOverride := r.overrides["sasl-password"]
+	ctx.SASL = ctx.SASL || r.vals.flagChanged("sasl-password") || passOverride
+	for _, k := range []string{"sasl-token", "sasl-token-file", "oauth-token-endpoint", "sasl-unsecured-jwt"} {
+		ctx.SASL = ctx.SASL || strings.TrimSpace(rd.str(k)) != ""
+	}
 	return ctx
 }
 
@@ -212,7 +220,7 @@ func (o *Connection) finishSecurity(js *javaprops.SecuritySettings) error {
 	o.Security.TLSSkipHostnameVerify = js.SkipHostnameVerify
 	if strings.HasPrefix(js.Protocol, "SASL_") && o.Security.SASLMechanism == "" {
 		return fmt.Errorf("security.protocol=%s needs sasl.mechanism (or --sasl-mechanism): one of %s",
-			js.Protocol, strings.Join(network.SASLMechanisms(), ", "))
+			js.Protocol, strings.Join(javaprops.SASLMechanisms(), ", "))
 	}
 	return o.Security.build()
 }

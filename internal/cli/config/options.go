@@ -34,6 +34,9 @@ type Connection struct {
 	// BootstrapTimeout bounds the wait for the cluster's first answer
 	// (0: the delivery timeout, or a subcommand's --timeout).
 	BootstrapTimeout time.Duration
+	// GiveUpAt, when not zero, is when the command gives up (a
+	// subcommand's --timeout): no notice announces retries past it.
+	GiveUpAt time.Time
 	// NoticeOut is where the connection notices are printed (stderr), nil
 	// when the log level is above warn.
 	NoticeOut io.Writer
@@ -101,7 +104,7 @@ type Options struct {
 	Retries int
 	// DeliveryTimeout bounds the time from reading a record to its outcome.
 	DeliveryTimeout time.Duration
-	// CloseTimeout bounds the flush after SIGINT or SIGTERM.
+	// CloseTimeout bounds the flush after SIGINT, SIGTERM or SIGHUP.
 	CloseTimeout time.Duration
 	// RetryBackoff is the wait before a retry.
 	RetryBackoff time.Duration
@@ -158,6 +161,9 @@ func buildOptions(vals optionValues, files []string, requireTopic bool) (*Option
 		return nil, nil, cmdutil.AsUsageError(err)
 	}
 	warnings := r.notes
+	if err := o.checkRecordLimit(vals.IsSet("max-record-bytes")); err != nil {
+		return nil, nil, cmdutil.AsUsageError(err)
+	}
 	if err := o.applyRetryRules(vals.IsSet("idempotence")); err != nil {
 		return nil, nil, cmdutil.AsUsageError(err)
 	}

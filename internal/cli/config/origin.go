@@ -79,11 +79,6 @@ func Describe(fs *pflag.FlagSet, stderr io.Writer) (*Description, error) {
 	return d, nil
 }
 
-// secretOptions hold passwords.
-func secretOptions() []string {
-	return []string{"tls-key-password", "tls-keystore-password", "tls-truststore-password", "sasl-password"}
-}
-
 // displayValue is an option's effective value as text, secrets redacted.
 func (r *resolver) displayValue(spec optionSpec) string {
 	v := r.vals.Get(spec.Name)
@@ -93,17 +88,15 @@ func (r *resolver) displayValue(spec optionSpec) string {
 		if spec.Name == "property" {
 			for i, p := range l {
 				name, value, _ := strings.Cut(p, "=")
-				l[i] = name + "=" + javaprops.Redact(map[string]string{name: value})[name]
+				l[i] = name + "=" + javaprops.RedactValue(strings.TrimSpace(name), value)
 			}
 		}
 		s = strings.Join(l, ",")
 	} else {
 		s, _ = toString(v)
 	}
-	for _, secret := range secretOptions() {
-		if spec.Name == secret && s != "" {
-			return javaprops.Redacted
-		}
+	if spec.Secret && s != "" {
+		return javaprops.Redacted
 	}
 	return s
 }

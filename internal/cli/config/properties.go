@@ -130,7 +130,7 @@ func (r *resolver) applyProperties(props []propArg) error {
 		switch m.Kind {
 		case javaprops.Mapped:
 			if r.vals.flagChanged(m.Key) {
-				r.warnings = append(r.warnings, fmt.Sprintf("%s ignored: --%s was given", p.origin, m.Key))
+				r.warnings.add(fmt.Sprintf("%s ignored: --%s was given", p.origin, m.Key))
 				continue
 			}
 			r.vals.v.Set(m.Key, m.Value)
@@ -139,7 +139,7 @@ func (r *resolver) applyProperties(props []propArg) error {
 			r.props.add(m.Kind, p.name, m.Value, p.origin, true)
 		}
 		if m.Warning != "" {
-			r.warnings = append(r.warnings, m.Warning)
+			r.warnings.add(m.Warning)
 		}
 	}
 	return nil
@@ -160,7 +160,7 @@ func (r *resolver) applyDerived(derived []javaprops.Derived) error {
 			continue
 		}
 		if r.vals.flagChanged(d.Key) {
-			r.warnings = append(r.warnings, fmt.Sprintf("%s ignored for --%s: --%s was given", origin, d.Key, d.Key))
+			r.warnings.add(fmt.Sprintf("%s ignored for --%s: --%s was given", origin, d.Key, d.Key))
 			continue
 		}
 		r.vals.v.Set(d.Key, d.Value)

@@ -48,7 +48,7 @@ func (r *optionReader) fail(key string, err error) {
 
 // failValue records an error about an option's value.
 func (r *optionReader) failValue(key, raw string, err error) {
-	r.errs = append(r.errs, fmt.Errorf("--%s %q: %w", key, raw, err))
+	r.errs = append(r.errs, fmt.Errorf("--%s %s: %w", key, escape.QuoteClipped(raw), err))
 	r.markBad(key)
 }
 

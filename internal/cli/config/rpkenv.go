@@ -55,7 +55,7 @@ func (r *resolver) readRPKEnv() error {
 			r.props.add(m.Kind, e.name, m.Value, origin, false)
 		}
 		if m.Warning != "" {
-			r.warnings = append(r.warnings, m.Warning)
+			r.warnings.add(m.Warning)
 		}
 	}
 	if len(values) == 0 {

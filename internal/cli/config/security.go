@@ -9,6 +9,7 @@ import (
 
 	"github.com/kproduce/kproduce/internal/cli/config/javaprops"
 	"github.com/kproduce/kproduce/internal/tlsconf"
+	"github.com/kproduce/kproduce/pkg/mskiam"
 	"github.com/kproduce/kproduce/pkg/network"
 )
 
@@ -49,6 +50,9 @@ type SecurityOptions struct {
 	// Kerberos holds the GSSAPI settings, the paths resolved (KRB5_CONFIG,
 	// KRB5CCNAME and their defaults).
 	Kerberos network.GSSAPIConfig
+	// OAuth holds the OAUTHBEARER settings, AWS the AWS_MSK_IAM ones.
+	OAuth OAuthOptions
+	AWS   AWSOptions
 
 	// TLSConfig is the client TLS configuration built from the fields
 	// above; nil without TLS.
@@ -106,16 +110,25 @@ func (r *optionReader) readSASL(s *SecurityOptions) {
 	mech := strings.ToUpper(strings.TrimSpace(r.str("sasl-mechanism")))
 	s.SASLUsername = r.str("sasl-username")
 	s.SASLPassword = r.secret("sasl-password")
+	r.readOAuth(&s.OAuth)
+	r.readAWS(&s.AWS)
+	if mech == "" && s.OAuth.given() {
+		mech = network.MechanismOAuthBearer // a token source says which
+	}
 	if mech == "" {
 		return
 	}
-	if !slices.Contains(network.SASLMechanisms(), mech) {
-		r.failValue("sasl-mechanism", mech, fmt.Errorf("%w: want %s", ErrBadValue, strings.Join(network.SASLMechanisms(), ", ")))
+	if !slices.Contains(javaprops.SASLMechanisms(), mech) {
+		r.failValue("sasl-mechanism", mech, fmt.Errorf("%w: want %s", ErrBadValue, strings.Join(javaprops.SASLMechanisms(), ", ")))
 		return
 	}
 	s.SASLMechanism = mech
-	if mech == network.MechanismGSSAPI {
+	r.checkMechanismOptions(s)
+	switch mech {
+	case network.MechanismGSSAPI:
 		r.readKerberos(s)
+		return
+	case network.MechanismOAuthBearer, mskiam.Name:
 		return
 	}
 	if s.SASLUsername == "" {
@@ -138,18 +151,8 @@ func (r *optionReader) secret(key string) string {
 // build makes the TLS configuration and the SASL mechanism, reading the
 // PEM files. Every error is a usage error: nothing was sent yet.
 func (s *SecurityOptions) build() error {
-	if s.SASLMechanism == network.MechanismGSSAPI {
-		m, err := network.NewGSSAPIMechanism(s.Kerberos)
-		if err != nil {
-			return fmt.Errorf("--sasl-mechanism GSSAPI: %w", err)
-		}
-		s.SASL = m
-	} else if s.SASLMechanism != "" {
-		m, err := network.NewSASLMechanism(s.SASLMechanism, s.SASLUsername, s.SASLPassword)
-		if err != nil {
-			return fmt.Errorf("--sasl-mechanism: %w", err)
-		}
-		s.SASL = m
+	if err := s.buildSASL(); err != nil {
+		return err
 	}
 	if !s.TLS {
 		return nil
@@ -189,6 +192,12 @@ func (s *SecurityOptions) logFields() map[string]any {
 		k := s.Kerberos
 		f["sasl_mechanism"], f["kerberos_service_name"], f["kerberos_principal"] = s.SASLMechanism, k.ServiceName, k.Principal
 		f["kerberos_keytab"], f["kerberos_ccache"], f["kerberos_config"] = k.KeytabFile, k.CCacheFile, k.ConfigFile
+	case network.MechanismOAuthBearer:
+		f["sasl_mechanism"], f["oauth_token_source"] = s.SASLMechanism, s.OAuth.source()
+		f["oauth_token_endpoint"], f["oauth_client_id"], f["oauth_scope"] = s.OAuth.TokenEndpoint, s.OAuth.ClientID, s.OAuth.Scope
+		f["oauth_extensions"] = s.OAuth.Extensions
+	case mskiam.Name:
+		f["sasl_mechanism"], f["aws_region"], f["aws_profile"], f["aws_role_arn"] = s.SASLMechanism, s.AWS.Region, s.AWS.Profile, s.AWS.RoleARN
 	default:
 		f["sasl_mechanism"], f["sasl_username"], f["sasl_password"] = s.SASLMechanism, s.SASLUsername, javaprops.Redacted
 	}

@@ -3,9 +3,9 @@ package config
 import (
 	"github.com/spf13/pflag"
 
+	"github.com/kproduce/kproduce/internal/cli/config/javaprops"
 	"github.com/kproduce/kproduce/internal/cli/input"
 	"github.com/kproduce/kproduce/internal/cli/report"
-	"github.com/kproduce/kproduce/pkg/network"
 	"github.com/kproduce/kproduce/pkg/protocol"
 	"github.com/kproduce/kproduce/pkg/sender"
 )
@@ -34,6 +34,9 @@ type optionSpec struct {
 	// NoOptDefault is the value of the flag given without one
 	// (--progress alone is --progress=always); "" when it needs one.
 	NoOptDefault string
+	// Secret options hold a password, a token or a client secret: kproduce
+	// config and the logs show them redacted, errors never quote them.
+	Secret bool
 }
 
 // optionSpecs lists every option in help order. In Usage, the back-quoted
@@ -58,7 +61,7 @@ func optionSpecs() []optionSpec {
 		{Name: "null", Usage: "a key, value or header value equal to `string` is sent as null (a tombstone when it is the value)"},
 		{Name: "tombstone", Short: "Z", Default: "false", Kind: kindBool, Usage: "an empty value is sent as null (a tombstone), an empty key as a null key"},
 		{Name: "skip-empty", Default: "false", Kind: kindBool, Usage: "skip empty records (by default an empty line is an empty value)"},
-		{Name: "max-record-bytes", Default: "1MiB", Usage: "an input record larger than `bytes` fails on its own"},
+		{Name: "max-record-bytes", Default: "1MiB", Usage: "an input record larger than `bytes` fails on its own, as soon as it crosses the limit (at most --max-request-size and --buffer-memory)"},
 		{Name: "count", Short: "c", Default: "0", Usage: "stop after `N` records (0: no limit)"},
 		{Name: "acks", Short: "a", Default: "all", Choices: []string{"all", "-1", "1", "0"}, Usage: "acknowledgements to wait for, `acks`: all | 1 | 0"},
 		{Name: "idempotence", Default: "true", Kind: kindBool, Usage: "idempotent producer (needs acks=all; off by default with acks 0 or 1)"},
@@ -73,7 +76,7 @@ func optionSpecs() []optionSpec {
 		{Name: "request-timeout", Default: "30s", Usage: "wait up to `duration` for a broker's answer"},
 		{Name: "delivery-timeout", Default: "2m", Usage: "give up on a record `duration` after it was read"},
 		{Name: "bootstrap-timeout", Default: "10s", Usage: "give up when no bootstrap broker answers within `duration`, naming each one's failure (0: wait up to the delivery timeout, or a subcommand's --timeout)"},
-		{Name: "close-timeout", Default: "5s", Usage: "bound the flush after SIGINT or SIGTERM to `duration`"},
+		{Name: "close-timeout", Default: "5s", Usage: "bound the flush after SIGINT, SIGTERM or SIGHUP to `duration`"},
 		{Name: "retry-backoff", Default: "100ms", Usage: "wait `duration` before retrying a failed request"},
 		{Name: "metadata-max-age", Default: "5m", Usage: "refresh metadata at least every `duration`"},
 		{Name: "allow-auto-topic-creation", Default: "true", Kind: kindBool, Usage: "ask the brokers to create a missing topic (their auto.create.topics.enable decides); false: a missing topic is not created"},
@@ -87,17 +90,34 @@ func optionSpecs() []optionSpec {
 		{Name: "tls-ca", Usage: "PEM `file` of the CAs that sign the brokers' certificates (default: the system's)"},
 		{Name: "tls-cert", Usage: "PEM `file` of the client certificate, for brokers that require one (mutual TLS)"},
 		{Name: "tls-key", Usage: "PEM `file` of the client certificate's private key (PKCS #1, #8 or SEC 1; may be encrypted)"},
-		{Name: "tls-key-password", Usage: "`password` of an encrypted --tls-key, or of the key in --tls-keystore when it differs from the store's (better: KPRODUCE_TLS_KEY_PASSWORD)"},
+		{Name: "tls-key-password", Secret: true, Usage: "`password` of an encrypted --tls-key, or of the key in --tls-keystore when it differs from the store's (better: KPRODUCE_TLS_KEY_PASSWORD)"},
 		{Name: "tls-keystore", Usage: "key store `file` with the client certificate and its key: PKCS #12, JKS or PEM (the content decides), for mutual TLS"},
-		{Name: "tls-keystore-password", Usage: "`password` of --tls-keystore (better: KPRODUCE_TLS_KEYSTORE_PASSWORD); its key's, unless --tls-key-password is given"},
+		{Name: "tls-keystore-password", Secret: true, Usage: "`password` of --tls-keystore (better: KPRODUCE_TLS_KEYSTORE_PASSWORD); its key's, unless --tls-key-password is given"},
 		{Name: "tls-keystore-alias", Usage: "`alias` of the key to use in a --tls-keystore that holds several (default: the only or first one)"},
 		{Name: "tls-truststore", Usage: "trust store `file` with the CAs that sign the brokers' certificates: PKCS #12, JKS, PEM or DER (the content decides)"},
-		{Name: "tls-truststore-password", Usage: "`password` of --tls-truststore (better: KPRODUCE_TLS_TRUSTSTORE_PASSWORD)"},
+		{Name: "tls-truststore-password", Secret: true, Usage: "`password` of --tls-truststore (better: KPRODUCE_TLS_TRUSTSTORE_PASSWORD)"},
 		{Name: "tls-server-name", Usage: "`name` to verify the brokers' certificates against instead of the host connected to"},
 		{Name: "tls-insecure-skip-verify", Default: "false", Kind: kindBool, Usage: "do not verify the brokers' certificates (insecure: for tests only)"},
-		{Name: "sasl-mechanism", Choices: network.SASLMechanisms(), Usage: "SASL `mechanism`: PLAIN | SCRAM-SHA-256 | SCRAM-SHA-512 | GSSAPI (Kerberos)"},
+		{Name: "sasl-mechanism", Choices: javaprops.SASLMechanisms(), Usage: "SASL `mechanism`: PLAIN | SCRAM-SHA-256 | SCRAM-SHA-512 | GSSAPI (Kerberos) | OAUTHBEARER | AWS_MSK_IAM"},
 		{Name: "sasl-username", Usage: "SASL `user` name"},
-		{Name: "sasl-password", Usage: "SASL `password` (better: KPRODUCE_SASL_PASSWORD or the config file)"},
+		{Name: "sasl-password", Secret: true, Usage: "SASL `password` (better: KPRODUCE_SASL_PASSWORD or the config file)"},
+		{Name: "sasl-token", Secret: true, Usage: "OAUTHBEARER: a static bearer `token` (better: KPRODUCE_SASL_TOKEN, or --sasl-token-file)"},
+		{Name: "sasl-token-file", Usage: "OAUTHBEARER: `file` holding the token, read again at every authentication (a rotated Kubernetes service-account token)"},
+		{Name: "oauth-token-endpoint", Usage: "OAUTHBEARER: token endpoint `URL` of the OAuth client credentials grant (OIDC, Confluent Cloud, Keycloak, Okta, Azure AD)"},
+		{Name: "oauth-client-id", Usage: "OAUTHBEARER: client `id` for --oauth-token-endpoint"},
+		{Name: "oauth-client-secret", Secret: true, Usage: "OAUTHBEARER: client `secret` for --oauth-token-endpoint (better: KPRODUCE_OAUTH_CLIENT_SECRET or the config file)"},
+		{Name: "oauth-scope", Usage: "OAUTHBEARER: `scope` to ask the token endpoint for (space-separated)"},
+		{Name: "oauth-extension", Kind: kindList, Usage: "OAUTHBEARER: SASL extension `KEY=VALUE`, repeatable or comma-separated (Confluent Cloud: logicalCluster=lkc-..., identityPoolId=pool-...)"},
+		{Name: "oauth-ca", Usage: "PEM `file` of the CAs of the token endpoint's certificate (default: the system's)"},
+		{Name: "oauth-connect-timeout", Default: "10s", Usage: "OAUTHBEARER: connect to the token endpoint within `duration`"},
+		{Name: "oauth-read-timeout", Default: "10s", Usage: "OAUTHBEARER: wait up to `duration` for the token endpoint's answer"},
+		{Name: "oauth-retry-backoff", Default: "100ms", Usage: "OAUTHBEARER: first wait before retrying a failed token request, `duration`; it doubles up to --oauth-retry-backoff-max"},
+		{Name: "oauth-retry-backoff-max", Default: "10s", Usage: "OAUTHBEARER: longest wait between token requests, `duration`"},
+		{Name: "sasl-unsecured-jwt", Usage: "OAUTHBEARER, development only: an unsigned JWT made from `config` 'principal=NAME [lifeSeconds=N] [scope=a,b] [extension_NAME=value]' (librdkafka's sasl.oauthbearer.config)"},
+		{Name: "aws-region", Usage: "AWS_MSK_IAM: sign for `region` (default: AWS_REGION, the profile's, else the one in the broker's host name)"},
+		{Name: "aws-profile", Usage: "AWS_MSK_IAM: `profile` of the shared AWS config and credentials files (default: AWS_PROFILE, else default)"},
+		{Name: "aws-role-arn", Usage: "AWS_MSK_IAM: assume the role `arn` with the default chain's credentials"},
+		{Name: "aws-role-session-name", Default: "kproduce", Usage: "AWS_MSK_IAM: session `name` of the assumed role"},
 		{Name: "kerberos-service-name", Default: "kafka", Usage: "with GSSAPI, the brokers' service `name`: their principal is NAME/BROKER-HOST@REALM"},
 		{Name: "kerberos-principal", Usage: "with GSSAPI, the client `principal` (name@REALM; default: the keytab's first, or the ticket cache's)"},
 		{Name: "kerberos-keytab", Usage: "with GSSAPI, log in with the keys of this keytab `file` (default: the ticket cache of a kinit)"},

@@ -103,9 +103,46 @@ func securityEffects(t *testing.T) map[string]effect {
 		"tls.key": {withProperty: []string{"--tls-cert", certs.ClientCert, "-X", "tls.key=" + certs.ClientKey},
 			withFlags: []string{"--tls-cert", certs.ClientCert, "--tls-key", certs.ClientKey}},
 	}
+	for name, e := range oauthEffects(certs.CA, x) {
+		effects[name] = e
+	}
 	for _, name := range []string{"ssl.truststore.certificates", "ssl.keystore.certificate.chain", "ssl.keystore.key",
 		"ssl.ca.pem", "ssl.certificate.pem", "ssl.key.pem"} {
 		effects[name] = effect{withProperty: append(x(name+"=-----BEGIN CERTIFICATE-----"), ssl...), refused: true}
+	}
+	return effects
+}
+
+// oauthEffects are the tests of the OAUTHBEARER and AWS_MSK_IAM rows.
+func oauthEffects(ca string, x func(...string) []string) map[string]effect {
+	static := []string{"--sasl-mechanism", "OAUTHBEARER", "--sasl-token", "t"}
+	rpk := []string{"--sasl-mechanism", "OAUTHBEARER", "--sasl-password", "token:t"}
+	endpoint := []string{"--sasl-mechanism", "OAUTHBEARER", "--oauth-token-endpoint", "https://idp/token", "--oauth-client-id", "c", "--oauth-client-secret", "s"}
+	unsecured := x("enable.sasl.oauthbearer.unsecure.jwt=true", "sasl.oauthbearer.config=principal=admin scope=a,b")
+	effects := map[string]effect{
+		"sasl.oauthbearer.token.endpoint.url": {base: append(slices.Clone(rpk), "--oauth-client-id", "c", "--oauth-client-secret", "s"),
+			withProperty: x("sasl.oauthbearer.token.endpoint.url=https://idp/token"), withFlags: []string{"--oauth-token-endpoint", "https://idp/token"}},
+		"sasl.oauthbearer.method":              {base: endpoint, withProperty: x("sasl.oauthbearer.method=oidc"), noEffect: true},
+		"sasl.oauthbearer.scope":               {base: static, withProperty: x("sasl.oauthbearer.scope=kafka"), withFlags: []string{"--oauth-scope", "kafka"}},
+		"https.ca.location":                    {base: static, withProperty: x("https.ca.location=" + ca), withFlags: []string{"--oauth-ca", ca}},
+		"enable.sasl.oauthbearer.unsecure.jwt": {base: rpk, withProperty: unsecured, withFlags: []string{"--sasl-unsecured-jwt", "principal=admin scope=a,b"}},
+		"sasl.oauthbearer.config":              {base: rpk, withProperty: unsecured, withFlags: []string{"--sasl-unsecured-jwt", "principal=admin scope=a,b"}},
+		"sasl.oauthbearer.extensions": {base: static, withProperty: x("sasl.oauthbearer.extensions=logicalCluster=lkc-1,identityPoolId=pool-2"),
+			withFlags: []string{"--oauth-extension", "logicalCluster=lkc-1", "--oauth-extension", "identityPoolId=pool-2"}},
+		"sasl.login.callback.handler.class": {base: endpoint, noEffect: true,
+			withProperty: x("sasl.login.callback.handler.class=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler")},
+		"sasl.client.callback.handler.class": {base: []string{"--sasl-mechanism", "AWS_MSK_IAM"}, noEffect: true,
+			withProperty: x("sasl.client.callback.handler.class=software.amazon.msk.auth.iam.IAMClientCallbackHandler")},
+	}
+	for _, name := range []string{"sasl.oauthbearer.client.credentials.client.id", "sasl.oauthbearer.client.id"} {
+		effects[name] = effect{base: static, withProperty: x(name + "=c"), withFlags: []string{"--oauth-client-id", "c"}}
+	}
+	for _, name := range []string{"sasl.oauthbearer.client.credentials.client.secret", "sasl.oauthbearer.client.secret"} {
+		effects[name] = effect{base: static, withProperty: x(name + "=s"), withFlags: []string{"--oauth-client-secret", "s"}}
+	}
+	for name, flag := range map[string]string{"sasl.login.connect.timeout.ms": "--oauth-connect-timeout", "sasl.login.read.timeout.ms": "--oauth-read-timeout",
+		"sasl.login.retry.backoff.ms": "--oauth-retry-backoff", "sasl.login.retry.backoff.max.ms": "--oauth-retry-backoff-max"} {
+		effects[name] = effect{base: static, withProperty: x(name + "=2500"), withFlags: []string{flag, "2.5s"}}
 	}
 	return effects
 }

@@ -40,7 +40,8 @@ func NewCommand(s cmdutil.Streams, runF func(*Options) error) *cobra.Command {
 (flags and -X, the environment, the config file and its profile, the
 defaults), checks them, and prints each with its value and where it came
 from: "flag --linger", "-X linger.ms", "env KPRODUCE_LINGER", the config
-file and line (with the profile), or "default". Passwords are shown as
+file and line (with the profile), or "default". Secrets (passwords, keys,
+client secrets, tokens, the password of a JAAS config) are shown as
 [redacted].
 
 The config file is --config (-F), else KPRODUCE_CONFIG, else

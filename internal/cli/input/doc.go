@@ -10,9 +10,15 @@
 //   - Every input file is opened before the first record is produced; a
 //     named pipe is only checked for read permission then, and opened on
 //     its first read, because opening a pipe waits for a writer.
-//   - Readers never hold more than one record: a record larger than
-//     Config.MaxRecordBytes is counted and discarded up to its delimiter,
-//     so memory stays bounded by the limit plus the read buffer. A record
+//   - Readers never hold more than one record, and never more than
+//     Config.MaxRecordBytes of it plus the read buffer: a larger record is
+//     reported failed as soon as the bytes read show it (once it crossed
+//     the limit and left the read buffer, or filled it; a json record at
+//     its first invalid byte when it outgrows the buffer), and the next
+//     call skips the rest of it up to its delimiter, holding no more than
+//     the buffer. A record cut short so is the only one after which the
+//     bytes consumed (the checkpoint tap) stop inside the record; it fails,
+//     so no checkpoint is committed after it. A record
 //     returned by a reader, its key, value and headers are valid only until
 //     the next call to Next. Record numbers count every record of a
 //     source, including skipped empty ones and failed ones.

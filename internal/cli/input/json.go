@@ -63,11 +63,13 @@ type jsonReader struct {
 // newJSONReader returns a json reader over r with a read buffer of bufSize
 // bytes.
 func newJSONReader(cfg *Config, source string, r io.Reader, bufSize int) *jsonReader {
-	return &jsonReader{
+	j := &jsonReader{
 		source: source,
 		split:  newSplitter(r, cfg.Delimiter, cfg.MaxRecordBytes, bufSize),
 		shaper: newRecordShaper(cfg),
 	}
+	j.split.early = j.checkPrefix
+	return j
 }
 
 // Next reads the next record.
@@ -89,6 +91,9 @@ func (j *jsonReader) Next(rec *Record) error {
 // parsed into the same scratch.
 func (j *jsonReader) readBuffered(b *Batch, max int) {
 	b.keep(&b.Records[len(b.Records)-1])
+	if j.split.skipping {
+		return // the buffer holds the rest of a record cut short
+	}
 	buf := j.split.buffered()
 	used := 0
 	for len(b.Records) < max {
@@ -110,11 +115,15 @@ func (j *jsonReader) readBuffered(b *Batch, max int) {
 // too large), into rec; false when it is a blank line skipped.
 func (j *jsonReader) record(rec *Record, data []byte, size int64) bool {
 	j.number++
-	if size <= j.split.limit && len(bytes.Trim(data, " \t\r\n")) == 0 {
+	if j.split.recErr == nil && size <= j.split.limit && len(bytes.Trim(data, " \t\r\n")) == 0 {
 		return false
 	}
 	*rec = Record{Record: sender.Record{Partition: sender.AnyPartition, Headers: j.shaper.headers},
 		Source: j.source, Number: j.number, ReadAt: j.split.readAt}
+	if j.split.recErr != nil {
+		rec.Err = j.split.recErr
+		return true
+	}
 	if size > j.split.limit {
 		rec.Err = tooLarge(size, j.split.limit)
 		return true

@@ -64,7 +64,7 @@ func (l *layoutReader) readText(want []byte) error {
 		return io.EOF
 	}
 	if !bytes.Equal(b, want) {
-		return mismatch("expected %q, read %q", want, b)
+		return mismatch("expected %s, read %s", escape.QuoteClipped(string(want)), escape.QuoteClipped(string(b)))
 	}
 	l.discard(len(want))
 	return nil
@@ -113,10 +113,16 @@ func (l *layoutReader) readUntil(delim []byte) (fieldSpan, error) {
 			sp.end = len(l.arena)
 			return sp, errFieldAtEOF
 		}
+		// No delimiter in buf: all but a possible delimiter prefix is the
+		// field's, moved out when the buffer is full; a record that
+		// crosses the limit then fails at once.
 		if move := len(buf) - (d - 1); move > 0 && len(buf) == l.br.Size() {
 			l.keep(buf[:move])
 			l.consume(move)
 			buf = buf[move:]
+			if l.crossed() {
+				return sp, errCrossed
+			}
 		}
 		scanned = len(buf)
 		if err := l.fill(); err != nil {
@@ -154,6 +160,9 @@ func (l *layoutReader) readRest() (fieldSpan, error) {
 		buf, _ := l.br.Peek(l.br.Buffered())
 		l.keep(buf)
 		l.consume(len(buf))
+		if l.crossed() {
+			return sp, errCrossed
+		}
 		if l.eof {
 			sp.end = len(l.arena)
 			return sp, nil

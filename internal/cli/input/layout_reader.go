@@ -60,6 +60,9 @@ type layoutReader struct {
 	readAt     time.Time
 	eof        bool
 	broken     error // set after a failed record that cannot be skipped
+	// skipPending: the last record was cut short at the limit; the rest
+	// of it is skipped before the next one is read.
+	skipPending bool
 
 	// The record being read.
 	arena   []byte
@@ -98,6 +101,10 @@ func newLayoutReader(cfg *Config, source string, r io.Reader, bufSize int) *layo
 
 // Next reads the next record.
 func (l *layoutReader) Next(rec *Record) error {
+	if l.skipPending {
+		l.skipPending = false
+		l.skipBadRecord(errCrossed)
+	}
 	if l.broken != nil {
 		return l.broken
 	}
@@ -111,12 +118,16 @@ func (l *layoutReader) Next(rec *Record) error {
 			l.broken = fmt.Errorf("%w: the format string reads no input", ErrBadRecord)
 			return l.broken
 		}
-		if err != nil && !isLayoutError(err) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		if err != nil && !isLayoutError(err) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errCrossed) {
 			return err // the source could not be read
 		}
 		l.number++
 		*rec = Record{Record: sender.Record{Partition: sender.AnyPartition}, Source: l.source, Number: l.number, ReadAt: l.readAt}
 		switch {
+		case errors.Is(err, errCrossed):
+			rec.Err = l.crossedError()
+			l.skipPending = true // by the next call: this one reports at once
+			return nil
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			rec.Err = fmt.Errorf("%w: the input ends inside the record", ErrBadRecord)
 			l.consume(l.br.Buffered()) // the end of the input: the rest belongs to this record

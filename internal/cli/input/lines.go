@@ -18,9 +18,10 @@ const minSplitBuffer = 16
 //
 // It scans bytes buffered in a bufio.Reader (Peek, then Discard), so a
 // record that fits in the buffer is returned without a copy. A longer
-// record is gathered in acc, but never more than the record size limit: a
-// larger record is read and thrown away up to its delimiter, so its size
-// costs no memory. When the buffer fills without a delimiter, the last
+// record is gathered in chunks, then whole in acc, but never more than the
+// record size limit: a larger record fails once the limit is crossed and
+// the rest of it is thrown away up to its delimiter, so its size costs no
+// memory. When the buffer fills without a delimiter, the last
 // len(delim)-1 bytes stay buffered, so a delimiter split across two reads
 // is still found. The underlying reader is read only when the buffered
 // bytes hold no delimiter, and each read returns as soon as the source
@@ -29,13 +30,27 @@ const minSplitBuffer = 16
 type splitter struct {
 	br    *bufio.Reader
 	delim []byte
-	limit int64     // the largest record returned
-	acc   []byte    // a record longer than the buffer, reused
-	eof   bool      // the source has ended
-	tap   io.Writer // sees the bytes consumed; nil: none
+	limit int64 // the largest record returned
+	// chunks hold the part of a record longer than the buffer that left
+	// it, within the limit (see hold); acc is such a record whole, reused.
+	chunks [][]byte
+	spare  []byte // a chunk kept for the next record
+	acc    []byte
+	eof    bool      // the source has ended
+	tap    io.Writer // sees the bytes consumed; nil: none
 	// readAt is when the last read from the source returned: the time the
 	// records now buffered became available.
 	readAt time.Time
+	// skipping: the last record was cut short (recErr); the rest of it,
+	// up to its delimiter, is skipped before the next one is read.
+	skipping bool
+	// recErr is the failure of the record last returned when it was cut
+	// short (too large, or refused by early), nil otherwise.
+	recErr error
+	// early, when not nil, looks at the start of a record that outgrows
+	// the read buffer (what left it first): an error fails the
+	// record at once, and the rest of it is skipped.
+	early func(prefix []byte) error
 }
 
 // newSplitter returns a splitter reading r through a buffer of bufSize
@@ -49,8 +64,19 @@ func newSplitter(r io.Reader, delim []byte, limit int64, bufSize int) *splitter 
 // bytes. When size is above the limit, rec is nil: the record was skipped.
 // rec is valid until the next call. At the end of the input it returns
 // io.EOF; a final record without a delimiter is still a record.
+//
+// A record is cut short, as soon as the bytes read show it, when it
+// crosses the limit (size above the limit, rec nil) or the early check
+// refuses it: s.recErr then says why, and the next call first skips the
+// rest of it up to its delimiter, holding no more than the read buffer.
 func (s *splitter) next() (rec []byte, size int64, err error) {
-	s.acc = s.acc[:0]
+	if s.skipping {
+		if err := s.skipRest(); err != nil {
+			return nil, 0, err
+		}
+	}
+	s.release()
+	s.recErr = nil
 	spanning := false // part of the record left the buffer
 	scanned := 0      // buffered bytes already searched for the delimiter
 	d := len(s.delim)
@@ -62,7 +88,7 @@ func (s *splitter) next() (rec []byte, size int64, err error) {
 			rec = buf[:end]
 			size += int64(end)
 			if spanning {
-				rec = s.keep(size, buf[:end])
+				rec = s.whole(size, buf[:end])
 			}
 			s.discard(buf, end+d)
 			if size > s.limit {
@@ -78,7 +104,7 @@ func (s *splitter) next() (rec []byte, size int64, err error) {
 			size += int64(len(buf))
 			rec = buf
 			if spanning {
-				rec = s.keep(size, buf)
+				rec = s.whole(size, buf)
 			}
 			s.discard(buf, len(buf))
 			if size > s.limit {
@@ -86,17 +112,43 @@ func (s *splitter) next() (rec []byte, size int64, err error) {
 			}
 			return rec, size, nil
 		}
+		// No delimiter in buf: the record has at least its bytes but a
+		// possible delimiter prefix. Once it is over the limit and left
+		// the buffer or fills it (so that one that fits in the buffer is
+		// reported with its size when its end is there), it fails.
+		if (spanning || len(buf) == s.br.Size()) && size+int64(len(buf)-(d-1)) > s.limit {
+			return nil, s.cutShort(buf, size), nil
+		}
 		if len(buf) == s.br.Size() { // full: move all but a possible delimiter prefix out
-			move := len(buf) - (d - 1)
-			size += int64(move)
-			s.keep(size, buf[:move])
-			s.discard(buf, move)
+			var refused bool
+			size, refused = s.spill(buf, size, !spanning)
+			if refused {
+				return nil, size, nil
+			}
 			spanning, scanned = true, d-1
 		}
 		if err := s.fill(); err != nil {
 			return nil, 0, err
 		}
 	}
+}
+
+// spill moves all of a full buffer without a delimiter but a possible
+// delimiter prefix out, to the chunks of the record (size bytes so far),
+// and returns its new size. The first spill of a record (first) shows the
+// record's start to the early check: refused says it failed it.
+func (s *splitter) spill(buf []byte, size int64, first bool) (int64, bool) {
+	move := len(buf) - (len(s.delim) - 1)
+	size += int64(move)
+	s.hold(size, buf[:move])
+	s.discard(buf, move)
+	if first && s.early != nil {
+		if err := s.early(s.chunks[0]); err != nil {
+			s.recErr, s.skipping = err, true
+			return size, true
+		}
+	}
+	return size, false
 }
 
 // buffered returns the bytes in the read buffer, not yet consumed. They
@@ -132,15 +184,6 @@ func (s *splitter) discard(buf []byte, n int) {
 		_, _ = s.tap.Write(buf[:n])
 	}
 	_, _ = s.br.Discard(n)
-}
-
-// keep appends part of a record to acc while the record (size bytes so
-// far) is within the limit, and returns acc.
-func (s *splitter) keep(size int64, part []byte) []byte {
-	if size <= s.limit {
-		s.acc = append(s.acc, part...)
-	}
-	return s.acc
 }
 
 // fill reads once more from the source; at its end it sets eof.
@@ -198,6 +241,9 @@ func (l *linesReader) Next(rec *Record) error {
 // holds max records. They alias the buffer, which is not read again
 // before b is done with.
 func (l *linesReader) readBuffered(b *Batch, max int) {
+	if l.split.skipping {
+		return // the buffer holds the rest of a record cut short
+	}
 	buf := l.split.buffered()
 	used := 0
 	for len(b.Records) < max {
@@ -229,7 +275,11 @@ func (l *linesReader) record(rec *Record, data []byte, size int64) bool {
 	rec.Source, rec.Number, rec.Topic, rec.Partition = l.source, l.number, "", sender.AnyPartition
 	rec.Key, rec.Value, rec.Headers = nil, nil, l.shaper.headers
 	rec.Timestamp, rec.ReadAt, rec.Err = time.Time{}, l.split.readAt, nil
-	if size > l.split.limit {
+	switch {
+	case l.split.recErr != nil:
+		rec.Err = l.split.recErr
+		return true
+	case size > l.split.limit:
 		rec.Err = tooLarge(size, l.split.limit)
 		return true
 	}

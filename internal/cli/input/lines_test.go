@@ -171,7 +171,10 @@ func TestLinesMaxRecordBytes(t *testing.T) {
 		assert.Equal(t, []int64{1, 2, 3, 4, 5}, numbers(recs))
 		assert.ErrorIs(t, recs[1].Err, ErrRecordTooLarge)
 		assert.Contains(t, recs[1].Err.Error(), "6 bytes")
-		assert.Contains(t, recs[3].Err.Error(), "40 bytes")
+		// Reported as soon as the bytes read show it is too large: with a
+		// small buffer, before its end is read.
+		assert.ErrorIs(t, recs[3].Err, ErrRecordTooLarge)
+		assert.Contains(t, recs[3].Err.Error(), "more than --max-record-bytes 5")
 	}
 	// The limit counts the raw line, key included.
 	recs := linesOf(t, "k:123\nk:1234\n", 16, "--max-record-bytes", "5", "-K", ":")
@@ -207,15 +210,17 @@ func (e *endlessX) Read(p []byte) (int, error) {
 func TestLinesOversizeRecordUsesBoundedMemory(t *testing.T) {
 	const huge = 64 << 20
 	opts := testConfig(t, "-t", "t")
-	r := newLinesReader(opts, "in", &endlessX{n: huge, tail: []byte("\nok\n")}, inputBufferSize)
+	src := &endlessX{n: huge, tail: []byte("\nok\n")}
+	r := newLinesReader(opts, "in", src, inputBufferSize)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	var rec Record
 	require.NoError(t, r.Next(&rec))
 	runtime.ReadMemStats(&after)
 	require.ErrorIs(t, rec.Err, ErrRecordTooLarge)
-	assert.Contains(t, rec.Err.Error(), "67108864 bytes")
+	assert.Contains(t, rec.Err.Error(), "more than --max-record-bytes 1048576: no delimiter in its first")
 	assert.Equal(t, int64(1), rec.Number)
+	assert.Less(t, huge-src.n, int64(1<<20+2*inputBufferSize), "reported once the limit is crossed, not at the record's end")
 	// The read buffer (1 MiB) and at most the 1 MiB limit are held, never
 	// the 64 MiB record.
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(8<<20))

@@ -57,6 +57,7 @@ a broker could not be asked for its versions; 2 bad usage.`,
 		if err := r.Err(); err != nil {
 			return err
 		}
+		conn.BoundBootstrap(opts.Timeout, time.Now())
 		return runF(cmd.Context(), opts)
 	}
 	return cmd

@@ -31,19 +31,9 @@ type resumeRun struct {
 	lastDone  bool    // the last committed checkpoint says the load is done
 }
 
-// resumeOptions are the options that decide how input bytes become
-// numbered records: a resumed run must use the same ones.
-func resumeOptions(o *config.Options) map[string]string {
-	format := o.Input.Format
-	if o.Input.Layout != nil {
-		format = o.Input.Layout.String() // the format string says where records end
-	}
-	return map[string]string{
-		"format":     format,
-		"delimiter":  string(o.Input.Delimiter),
-		"skip-empty": strconv.FormatBool(o.Input.SkipEmpty),
-	}
-}
+// resumeOptions are the options a resumed run must share with the runs
+// it takes up (config.Options.ResumeOptions).
+func resumeOptions(o *config.Options) map[string]string { return o.ResumeOptions() }
 
 // errNothingLeft ends a resumed run whose load the earlier runs finished.
 var errNothingLeft = errors.New("nothing left to do")

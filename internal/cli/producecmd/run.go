@@ -217,6 +217,10 @@ func (r *producerRun) finish(ctx context.Context) int {
 	}
 	_ = r.rep.Flush()
 	interrupted := ctx.Err() != nil
+	if interrupted && r.txn != nil && r.txn.committedBeforeSignal() {
+		interrupted = false
+		r.rep.Errorf(lateSignalLine)
+	}
 	if err := r.prod.FatalError(); err != nil {
 		r.rep.Errorf("error: %v\n", err)
 	}

@@ -92,6 +92,10 @@ type StatsSummary struct {
 	Retries          int64        `json:"retries"`
 	BatchSplits      int64        `json:"batch_splits"`
 	LatencyMs        StatsLatency `json:"latency_ms"`
+
+	// Reauthentications counts the SASL re-authentications (KIP-368);
+	// left out of the JSON when there were none.
+	Reauthentications int64 `json:"reauthentications,omitempty"`
 }
 
 // StatsLatency holds delivery latency percentiles in milliseconds; null
@@ -117,6 +121,7 @@ func (s *runStats) summary(delivered, failed int64, ps sender.Stats, end time.Ti
 		Retries:          ps.Retries,
 		BatchSplits:      ps.Splits,
 	}
+	sum.Reauthentications = ps.Reauthentications
 	if secs := wall.Seconds(); secs > 0 {
 		sum.RecordsPerSec = round3(float64(delivered) / secs)
 		sum.MBPerSec = round3(float64(sum.RecordBytes) / 1e6 / secs)
@@ -149,6 +154,9 @@ func (sum *StatsSummary) appendText(b []byte) []byte {
 	b = fmt.Appendf(b, "stats: requests  %d produce requests, %d batches, %.1f records per batch\n",
 		sum.ProduceRequests, sum.Batches, sum.RecordsPerBatch)
 	b = fmt.Appendf(b, "stats: retries   %d, %d batch splits\n", sum.Retries, sum.BatchSplits)
+	if sum.Reauthentications > 0 {
+		b = fmt.Appendf(b, "stats: sessions  %d re-authentications\n", sum.Reauthentications)
+	}
 	if l := sum.LatencyMs; l.P50 != nil {
 		b = fmt.Appendf(b, "stats: latency   p50 %.3fms, p99 %.3fms, max %.3fms\n", *l.P50, *l.P99, *l.Max)
 	} else {

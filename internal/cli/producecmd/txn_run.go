@@ -237,10 +237,12 @@ func (t *txnRun) releaseAs(verdict error) int {
 	held := t.held
 	t.held, t.failure = new(heldReports), ""
 	t.mu.Unlock()
+	_, fenced := t.fencedReason()
 	return held.each(t.r.sources, func(rec *sender.Record, err error) {
 		switch {
 		case verdict == nil:
-		case err == nil || errors.Is(err, sender.ErrTransactionAborted) || errors.Is(err, errInterrupted):
+		case err == nil || errors.Is(err, sender.ErrTransactionAborted) || errors.Is(err, errInterrupted),
+			fencingConsequence(err) && fenced:
 			err, rec.Offset = verdict, -1
 		default:
 			err, rec.Offset = fmt.Errorf("%s: %w", verdictWords(verdict), err), -1
@@ -264,6 +266,9 @@ func (t *txnRun) closed() {
 	defer t.ctl.Unlock()
 	if t.releaseAtClose {
 		reason := t.finalReason
+		if fenced, ok := t.fencedReason(); ok {
+			reason = fenced
+		}
 		n := t.release(reason)
 		t.r.rep.Errorf("transaction aborted: %s: %d records not committed\n", reason, n)
 	} else if n := t.release("records completed after the transaction ended"); n > 0 {

@@ -58,7 +58,7 @@ func newConn(f *Front, id int, client, cluster net.Conn) *conn {
 	return &conn{
 		f: f, id: id, client: client, cluster: cluster,
 		slots: make(chan slot, 128),
-		stats: ConnStats{ID: id, Remote: client.RemoteAddr().String()},
+		stats: ConnStats{ID: id, Remote: client.RemoteAddr().String(), Opened: f.cfg.Now()},
 	}
 }
 
@@ -179,7 +179,8 @@ func (c *conn) close() {
 	c.once.Do(func() {
 		c.client.Close()
 		c.cluster.Close()
-		c.update(func(s *ConnStats) { s.Closed = true })
+		now := c.f.cfg.Now()
+		c.update(func(s *ConnStats) { s.Closed, s.Ended = true, now })
 	})
 }
 

@@ -95,6 +95,9 @@ type ConnStats struct {
 	Violation string
 	// Closed is set once the connection ended (either side).
 	Closed bool
+	// Opened and Ended are when the connection was accepted and ended
+	// (zero while open), on the front's clock.
+	Opened, Ended time.Time
 	// LastError is the last authentication failure's message.
 	LastError string
 }

@@ -48,6 +48,8 @@ type claims struct {
 	Aud     json.RawMessage `json:"aud"`
 	Scope   json.RawMessage `json:"scope"`
 	Scp     json.RawMessage `json:"scp"`
+	// unsecured: the token is not signed (alg none).
+	unsecured bool
 }
 
 // errUnsecured is a token with alg none.
@@ -89,6 +91,7 @@ func verifyJWT(token string, keys jwks, allowNone bool) (*claims, error) {
 	if err := decodePart(parts[1], &c); err != nil {
 		return nil, fmt.Errorf("payload: %w", err)
 	}
+	c.unsecured = header.Alg == "none"
 	return &c, nil
 }
 

@@ -12,6 +12,16 @@ type JAASConfig struct {
 	Module  string
 	Flag    string
 	Options map[string]string
+	// spans are where each option's value is in the text parsed, quotes
+	// included, in the order of the text (for RedactJAAS).
+	spans []jaasSpan
+}
+
+// jaasSpan is one option's value in the text of a JAAS configuration:
+// s[Start:End] (quotes included).
+type jaasSpan struct {
+	Name       string
+	Start, End int
 }
 
 // ErrBadJAAS is wrapped by every error about a malformed sasl.jaas.config.
@@ -45,11 +55,12 @@ func ParseJAAS(s string) (*JAASConfig, error) {
 			p.i++
 			break
 		}
-		name, value, err := p.option()
+		name, value, start, err := p.option()
 		if err != nil {
 			return nil, err
 		}
 		cfg.Options[name] = value
+		cfg.spans = append(cfg.spans, jaasSpan{Name: name, Start: start, End: p.i})
 	}
 	p.skipSpace()
 	if !p.done() {
@@ -67,45 +78,56 @@ type jaasParser struct {
 func (p *jaasParser) done() bool { return p.i >= len(p.s) }
 
 func (p *jaasParser) skipSpace() {
-	for !p.done() && strings.ContainsRune(" \t\r\n", rune(p.s[p.i])) {
+	for !p.done() && isJAASSpace(p.s[p.i]) {
 		p.i++
 	}
 }
 
-// word returns the next run of characters up to white space, '=' or ';'.
+// isJAASSpace reports whether c is white space between JAAS tokens. The
+// scanner works on bytes: a byte of a multi-byte or invalid UTF-8
+// sequence is never white space or punctuation, so offsets stay those of
+// the text.
+func isJAASSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// isJAASWordByte reports whether c can be part of a bare word.
+func isJAASWordByte(c byte) bool { return !isJAASSpace(c) && c != '=' && c != ';' && c != '"' }
+
+// word returns the next run of characters up to white space, '=', ';' or
+// '"'.
 func (p *jaasParser) word() string {
 	p.skipSpace()
 	start := p.i
-	for !p.done() && !strings.ContainsRune(" \t\r\n=;\"", rune(p.s[p.i])) {
+	for !p.done() && isJAASWordByte(p.s[p.i]) {
 		p.i++
 	}
 	return p.s[start:p.i]
 }
 
-// option reads name=value.
-func (p *jaasParser) option() (string, string, error) {
-	name := p.word()
+// option reads name=value, and returns where the value starts.
+func (p *jaasParser) option() (name, value string, start int, err error) {
+	name = p.word()
 	p.skipSpace()
 	if name == "" || p.done() || p.s[p.i] != '=' {
-		return "", "", fmt.Errorf("%w: want name=value options after the control flag (at offset %d)", ErrBadJAAS, p.i)
+		return "", "", 0, fmt.Errorf("%w: want name=value options after the control flag (at offset %d)", ErrBadJAAS, p.i)
 	}
 	p.i++
 	p.skipSpace()
+	start = p.i
 	if p.done() {
-		return "", "", fmt.Errorf("%w: option %s has no value", ErrBadJAAS, name)
+		return "", "", 0, fmt.Errorf("%w: option %s has no value", ErrBadJAAS, name)
 	}
 	if p.s[p.i] != '"' {
 		v := p.word()
 		if v == "" {
-			return "", "", fmt.Errorf("%w: option %s has no value", ErrBadJAAS, name)
+			return "", "", 0, fmt.Errorf("%w: option %s has no value", ErrBadJAAS, name)
 		}
-		return name, v, nil
+		return name, v, start, nil
 	}
 	v, err := p.quoted()
 	if err != nil {
-		return "", "", fmt.Errorf("%w: option %s: %w", ErrBadJAAS, name, err)
+		return "", "", 0, fmt.Errorf("%w: option %s: %w", ErrBadJAAS, name, err)
 	}
-	return name, v, nil
+	return name, v, start, nil
 }
 
 // quoted reads a double-quoted string with Java's escapes.

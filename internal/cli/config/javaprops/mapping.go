@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/kproduce/kproduce/internal/escape"
 )
 
 // Mapping is what one property given by the user means: its row's kind
@@ -49,9 +51,9 @@ func Map(where, name, value string) (Mapping, error) {
 	if p.Parse != nil {
 		var err error
 		if v, err = p.Parse(value); errors.Is(err, ErrNoEquivalent) {
-			return Mapping{Kind: Knob, Warning: fmt.Sprintf("%s: %s=%s: %v; ignored", where, name, value, err)}, nil
+			return Mapping{Kind: Knob, Warning: fmt.Sprintf("%s: %s=%s: %v; ignored", where, name, escape.QuoteClipped(RedactValue(name, value)), err)}, nil
 		} else if err != nil {
-			return Mapping{}, fmt.Errorf("%s: %s=%q: %w", where, name, value, err)
+			return Mapping{}, fmt.Errorf("%s: %s=%s: %w", where, name, escape.QuoteClipped(RedactValue(name, value)), err)
 		}
 	}
 	if p.Kind == Accepted {

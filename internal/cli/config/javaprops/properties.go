@@ -31,18 +31,38 @@ type Property struct {
 // applied).
 func ParseProperties(text string) ([]Property, error) {
 	var props []Property
-	lines := splitNaturalLines(text)
-	for i := 0; i < len(lines); i++ {
-		start := i
-		line := strings.TrimLeft(lines[i], " \t\f")
+	err := EachProperty(text, func(p Property) error {
+		props = append(props, p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return props, nil
+}
+
+// EachProperty parses text as ParseProperties does and calls fn with each
+// property in file order, holding no more than one logical line: a file
+// is read in time and memory linear in the longest line, whatever the
+// number of lines. An error of fn stops the parse and is returned.
+func EachProperty(text string, fn func(Property) error) error {
+	var logical strings.Builder
+	next := 0 // the number of the next natural line, from 0
+	for len(text) > 0 {
+		start := next
+		var raw string
+		raw, text = cutNaturalLine(text)
+		next++
+		line := strings.TrimLeft(raw, " \t\f")
 		if line == "" || line[0] == '#' || line[0] == '!' {
 			continue
 		}
-		var logical strings.Builder
-		for continues(line) && i+1 < len(lines) {
+		logical.Reset()
+		for continues(line) && len(text) > 0 {
 			logical.WriteString(line[:len(line)-1])
-			i++
-			line = strings.TrimLeft(lines[i], " \t\f")
+			raw, text = cutNaturalLine(text)
+			next++
+			line = strings.TrimLeft(raw, " \t\f")
 		}
 		if continues(line) { // the file ends inside a continuation
 			line = line[:len(line)-1]
@@ -50,30 +70,28 @@ func ParseProperties(text string) ([]Property, error) {
 		logical.WriteString(line)
 		p, err := parsePropertyLine(logical.String())
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", start+1, err)
+			return fmt.Errorf("line %d: %w", start+1, err)
 		}
 		p.Line = start + 1
-		props = append(props, p)
+		if err := fn(p); err != nil {
+			return err
+		}
 	}
-	return props, nil
+	return nil
 }
 
-// splitNaturalLines splits at \n, \r or \r\n.
-func splitNaturalLines(text string) []string {
-	var lines []string
-	for len(text) > 0 {
-		i := strings.IndexAny(text, "\r\n")
-		if i < 0 {
-			lines = append(lines, text)
-			break
-		}
-		lines = append(lines, text[:i])
-		if text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n' {
-			i++
-		}
-		text = text[i+1:]
+// cutNaturalLine cuts the first natural line off text, at \n, \r or
+// \r\n, and returns it and the rest.
+func cutNaturalLine(text string) (line, rest string) {
+	i := strings.IndexAny(text, "\r\n")
+	if i < 0 {
+		return text, ""
 	}
-	return lines
+	end := i + 1
+	if text[i] == '\r' && end < len(text) && text[end] == '\n' {
+		end++
+	}
+	return text[:i], text[end:]
 }
 
 // continues reports whether a natural line ends with an odd number of

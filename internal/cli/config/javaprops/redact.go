@@ -2,81 +2,136 @@ package javaprops
 
 import "strings"
 
-// Redact returns a copy of Java security properties that is safe to
-// log: passwords and the password in a JAAS config are replaced.
+// Redacted replaces a secret in logs.
+const Redacted = "[redacted]"
+
+// Secrecy says whether the value of a property is a secret: a column of
+// the property table (Setting.Secret), so that a row added for a new
+// secret property is redacted everywhere by being added.
+type Secrecy int
+
+const (
+	// Public values are shown as they are.
+	Public Secrecy = iota
+	// Secret values (passwords, keys, client secrets, tokens) are never
+	// shown: every output shows Redacted instead.
+	Secret
+	// SecretOptions values are JAAS configurations: shown with the value
+	// of every secret option (password=, clientSecret=, ...) redacted.
+	SecretOptions
+)
+
+// SecrecyOf says whether the value of the property name is a secret. The
+// table decides for the names it holds; a name it does not hold is taken
+// for a secret when it looks like one (a part password, secret, token,
+// credentials or key, "user.info", a JAAS config), so that a property
+// kproduce does not know yet is not shown either.
+func SecrecyOf(name string) Secrecy {
+	if p, ok := Lookup(name); ok {
+		return p.Secret
+	}
+	if strings.HasSuffix(foldASCII(name), "jaas.config") {
+		return SecretOptions
+	}
+	if looksSecret(name) {
+		return Secret
+	}
+	return Public
+}
+
+// looksSecret reports whether a property name looks like that of a
+// secret.
+func looksSecret(name string) bool {
+	folded := foldASCII(name)
+	if strings.Contains(folded, "password") || strings.Contains(folded, "secret") || strings.Contains(folded, "user.info") ||
+		strings.HasSuffix(folded, "jaas.config") {
+		return true
+	}
+	for part := range strings.FieldsFuncSeq(folded, func(r rune) bool { return r == '.' || r == '_' || r == '-' }) {
+		switch part {
+		case "pass", "passwd", "pwd", "token", "credentials", "credential", "key", "pem":
+			return true
+		}
+	}
+	return false
+}
+
+// RedactValue returns the value of the property name as it may be shown:
+// Redacted for a secret (an empty value stays empty: it hides nothing),
+// a JAAS configuration with its secret options redacted, any other value
+// as it is.
+func RedactValue(name, value string) string {
+	switch SecrecyOf(name) {
+	case Secret:
+		if value == "" {
+			return ""
+		}
+		return Redacted
+	case SecretOptions:
+		return RedactJAAS(value)
+	}
+	return value
+}
+
+// Redact returns a copy of properties that is safe to show: every value
+// as RedactValue shows it.
 func Redact(props map[string]string) map[string]string {
 	out := make(map[string]string, len(props))
 	for k, v := range props {
-		switch {
-		case strings.Contains(strings.ToLower(k), "password"):
-			out[k] = Redacted
-		case k == "sasl.jaas.config":
-			out[k] = RedactJAAS(v)
-		default:
-			out[k] = v
-		}
+		out[k] = RedactValue(k, v)
 	}
 	return out
 }
 
-// Redacted replaces a secret in logs.
-const Redacted = "[redacted]"
-
-// RedactJAAS replaces the value of every password option in a JAAS config
-// line (password="secret" or password=secret).
+// RedactJAAS returns a JAAS configuration with the value of every secret
+// option (see IsSecretJAASOption) replaced, the rest of the text as it
+// is. It reads the text with ParseJAAS's own scanner, byte by byte, so
+// that what is redacted is exactly what kproduce would send; a text that
+// does not parse is replaced whole (how its author meant it to split is
+// unknown).
 func RedactJAAS(s string) string {
+	cfg, err := ParseJAAS(s)
+	if err != nil {
+		return Redacted
+	}
 	var b strings.Builder
-	lower := strings.ToLower(s)
-	i := 0
-	for {
-		j := strings.Index(lower[i:], "password")
-		if j < 0 {
-			b.WriteString(s[i:])
-			return b.String()
-		}
-		j += i + len("password")
-		k := j
-		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-			k++
-		}
-		if k >= len(s) || s[k] != '=' {
-			b.WriteString(s[i:j])
-			i = j
+	last := 0
+	for _, sp := range cfg.spans {
+		if !IsSecretJAASOption(sp.Name) {
 			continue
 		}
-		k++
-		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-			k++
-		}
-		b.WriteString(s[i:k])
-		end := jaasValueEnd(s, k)
-		if k < len(s) && s[k] == '"' {
+		b.WriteString(s[last:sp.Start])
+		if s[sp.Start] == '"' {
 			b.WriteString(`"` + Redacted + `"`)
 		} else {
 			b.WriteString(Redacted)
 		}
-		i = end
+		last = sp.End
 	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
-// jaasValueEnd returns the end of the JAAS option value starting at s[k]: a
-// double-quoted string (with backslash escapes) or a token ending at white
-// space or ';'.
-func jaasValueEnd(s string, k int) int {
-	if k < len(s) && s[k] == '"' {
-		for i := k + 1; i < len(s); i++ {
-			switch s[i] {
-			case '\\':
-				i++
-			case '"':
-				return i + 1
-			}
+// IsSecretJAASOption reports whether the value of the JAAS option name is
+// a secret: its name (ASCII letters folded) holds password, secret or
+// credential, or ends in token (password=, clientSecret=,
+// truststore.password=, ...).
+func IsSecretJAASOption(name string) bool {
+	n := foldASCII(name)
+	return strings.Contains(n, "password") || strings.Contains(n, "secret") || strings.Contains(n, "credential") ||
+		strings.HasSuffix(n, "token")
+}
+
+// foldASCII lower-cases the ASCII letters of s and leaves every other
+// byte as it is: the result has the length and the offsets of s, whatever
+// s holds (Latin-1 bytes, invalid UTF-8, letters whose lower case has
+// another length).
+func foldASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
 		}
-		return len(s)
 	}
-	i := k
-	for i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != ';' {
-		i++
-	}
-	return i
+	return string(b)
 }

@@ -5,8 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/kproduce/kproduce/pkg/network"
 )
 
 // The values of Kafka's security.protocol.
@@ -68,7 +66,7 @@ func ResolveSecurity(props map[string]string, ctx SecurityContext) (*SecuritySet
 	}
 	for _, name := range slices.Sorted(maps.Keys(props)) {
 		switch {
-		case strings.HasPrefix(name, "sasl.") && !useSASL:
+		case (strings.HasPrefix(name, "sasl.") || name == "https.ca.location" || name == "enable.sasl.oauthbearer.unsecure.jwt") && !useSASL:
 			js.Warnings = append(js.Warnings, fmt.Sprintf("property %s has no effect without security.protocol=SASL_PLAINTEXT or SASL_SSL (or --sasl-mechanism); ignored", name))
 		case (strings.HasPrefix(name, "ssl.") || name == "enable.ssl.certificate.verification") && !useSSL:
 			js.Warnings = append(js.Warnings, fmt.Sprintf("property %s has no effect without security.protocol=SSL or SASL_SSL (or --tls); ignored", name))
@@ -109,13 +107,14 @@ func lookupAny(props map[string]string, names ...string) (name, value string, ok
 func (js *SecuritySettings) readSASL(props map[string]string) error {
 	if name, m, ok := lookupAny(props, "sasl.mechanism", "sasl.mechanisms"); ok {
 		m = strings.ToUpper(strings.TrimSpace(m))
-		if !slices.Contains(network.SASLMechanisms(), m) {
-			return fmt.Errorf("%s %q: %w: kproduce supports %s", name, m, ErrBadValue, strings.Join(network.SASLMechanisms(), ", "))
+		if !slices.Contains(SASLMechanisms(), m) {
+			return fmt.Errorf("%s %q: %w: kproduce supports %s", name, m, ErrBadValue, strings.Join(SASLMechanisms(), ", "))
 		}
 		js.add("sasl-mechanism", m, name)
 	}
 	if text, ok := props["sasl.jaas.config"]; ok {
-		if err := js.readJAAS(text); err != nil {
+		_, mech, _ := lookupAny(props, "sasl.mechanism", "sasl.mechanisms")
+		if err := js.readJAAS(text, strings.ToUpper(strings.TrimSpace(mech))); err != nil {
 			return err
 		}
 	}
@@ -125,6 +124,9 @@ func (js *SecuritySettings) readSASL(props map[string]string) error {
 	}
 	if p, ok := props["sasl.password"]; ok {
 		js.add("sasl-password", p, "sasl.password")
+	}
+	if err := js.readOAuth(props); err != nil {
+		return err
 	}
 	for _, name := range slices.Sorted(maps.Keys(props)) {
 		if p, known := Lookup(name); strings.HasPrefix(name, "sasl.") && (!known || p.Kind != Security) {
@@ -149,19 +151,41 @@ func (js *SecuritySettings) defaultGSSAPI(props map[string]string, ctx SecurityC
 	js.add("sasl-mechanism", "GSSAPI", "security.protocol")
 }
 
-// readJAAS maps the user name and password of sasl.jaas.config.
-func (js *SecuritySettings) readJAAS(text string) error {
+// loginModules are the JAAS login modules kproduce reads, with the
+// mechanisms each is for.
+func loginModules() map[string][]string {
+	return map[string][]string{
+		"PlainLoginModule": {"PLAIN"}, "ScramLoginModule": {"SCRAM-SHA-256", "SCRAM-SHA-512"},
+		"OAuthBearerLoginModule": {"OAUTHBEARER"}, "IAMLoginModule": {"AWS_MSK_IAM"}, "Krb5LoginModule": {"GSSAPI"},
+	}
+}
+
+// readJAAS maps the options of sasl.jaas.config; mech is the mechanism
+// the properties name ("" when they name none), which the login module
+// must be for.
+func (js *SecuritySettings) readJAAS(text, mech string) error {
 	jaas, err := ParseJAAS(text)
 	if err != nil {
 		return fmt.Errorf("sasl.jaas.config: %w", err)
 	}
 	module := jaas.Module[strings.LastIndexByte(jaas.Module, '.')+1:]
-	if module == "Krb5LoginModule" {
-		return js.readKrb5JAAS(jaas)
+	if want, ok := loginModules()[module]; ok && mech != "" && !slices.Contains(want, mech) {
+		return fmt.Errorf("sasl.jaas.config: login module %s is not supported with sasl.mechanism=%s: it is for %s",
+			jaas.Module, mech, strings.Join(want, " or "))
 	}
-	if module != "PlainLoginModule" && module != "ScramLoginModule" {
-		return fmt.Errorf("sasl.jaas.config: login module %s is not supported: kproduce supports PlainLoginModule, ScramLoginModule"+
-			" and Krb5LoginModule", jaas.Module)
+	switch module {
+	case "PlainLoginModule", "ScramLoginModule":
+	case "Krb5LoginModule":
+		return js.readKrb5JAAS(jaas)
+	case "OAuthBearerLoginModule":
+		js.readOAuthJAAS(jaas.Options)
+		return nil
+	case "IAMLoginModule":
+		js.readIAMJAAS(jaas.Options)
+		return nil
+	default:
+		return fmt.Errorf("sasl.jaas.config: login module %s is not supported: kproduce supports PlainLoginModule, ScramLoginModule,"+
+			" Krb5LoginModule, OAuthBearerLoginModule and IAMLoginModule", jaas.Module)
 	}
 	if strings.EqualFold(jaas.Options["tokenauth"], "true") {
 		return fmt.Errorf("sasl.jaas.config: delegation tokens (tokenauth=true) are not supported")

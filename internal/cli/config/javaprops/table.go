@@ -1,6 +1,9 @@
 package javaprops
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // Kind says what kproduce does with a property.
 type Kind int
@@ -64,6 +67,10 @@ type Setting struct {
 	// Example is a value that differs from kproduce's default, for the
 	// help and the tests.
 	Example string
+	// Secret says whether the value is a secret (a password, a key, a
+	// client secret, a token) or holds secrets (a JAAS configuration):
+	// every output redacts it (RedactValue). Mark every row of a secret.
+	Secret Secrecy
 }
 
 // Names returns every name of the property, Java's first.
@@ -74,13 +81,24 @@ func (p Setting) Names() []string {
 // Lookup returns the row of a property name (names are case-sensitive,
 // as in both clients), and false for a name not in the table.
 func Lookup(name string) (Setting, bool) {
+	p, ok := tableIndex()[name]
+	return p, ok
+}
+
+// tableIndex maps every name of the table to its row (the first row that
+// names it). It is built once and never changes: a file of a million
+// properties is looked up in linear time.
+var tableIndex = sync.OnceValue(func() map[string]Setting {
+	index := map[string]Setting{}
 	for _, p := range Table() {
-		if slices.Contains(p.Java, name) || slices.Contains(p.Librdkafka, name) || slices.Contains(p.Rpk, name) {
-			return p, true
+		for _, name := range p.Names() {
+			if _, seen := index[name]; !seen {
+				index[name] = p
+			}
 		}
 	}
-	return Setting{}, false
-}
+	return index
+})
 
 // Table returns every property kproduce knows, in the order kproduce -X
 // help lists them: the producer's settings, security (Java's and
@@ -167,7 +185,8 @@ func rpkProperties() []Setting {
 		{Rpk: []string{"tls.insecure_skip_verify"}, Kind: Mapped, Option: "tls-insecure-skip-verify",
 			Meaning: "true: accept any broker certificate", Parse: parseBool, Example: "true"},
 		{Rpk: []string{"user"}, Kind: Mapped, Option: "sasl-username", Meaning: "SASL user name", Example: "alice"},
-		{Rpk: []string{"pass"}, Kind: Mapped, Option: "sasl-password", Meaning: "SASL password", Example: "s3cret"},
+		{Rpk: []string{"pass"}, Kind: Mapped, Option: "sasl-password", Meaning: "SASL password; with sasl.mechanism=OAUTHBEARER, the token (token:JWT or the bare JWT)",
+			Example: "s3cret", Secret: Secret},
 	}
 }
 
@@ -178,10 +197,13 @@ func securityProperties() []Setting {
 		{Java: []string{"security.protocol"}, Librdkafka: []string{"security.protocol"}, Kind: Security, Option: "tls",
 			Meaning: "PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL: whether the ssl.* and sasl.* properties apply", Example: "SSL"},
 		{Java: []string{"sasl.mechanism"}, Librdkafka: []string{"sasl.mechanism", "sasl.mechanisms"}, Rpk: []string{"sasl.mechanism"}, Kind: Security,
-			Option: "sasl-mechanism", Meaning: "PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or GSSAPI (the default with a SASL security.protocol)",
+			Option: "sasl-mechanism", Meaning: "PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, GSSAPI (the default with a SASL security.protocol), OAUTHBEARER or AWS_MSK_IAM",
 			Example: "SCRAM-SHA-256"},
-		{Java: []string{"sasl.jaas.config"}, Kind: Security, Option: "sasl-username, sasl-password, kerberos-keytab, kerberos-principal",
-			Meaning: "PlainLoginModule or ScramLoginModule with username and password; Krb5LoginModule with useKeyTab and keyTab, or useTicketCache"},
+		{Java: []string{"sasl.jaas.config"}, Kind: Security,
+			Option: "sasl-username, sasl-password, kerberos-keytab, kerberos-principal, oauth-client-id, oauth-client-secret, oauth-scope, oauth-extension, aws-profile, aws-role-arn",
+			Meaning: "PlainLoginModule or ScramLoginModule (username, password), Krb5LoginModule (useKeyTab and keyTab, or useTicketCache), " +
+				"OAuthBearerLoginModule (clientId, clientSecret, scope, extension_NAME; unsecuredLoginStringClaim_sub for an unsecured JWT) " +
+				"or IAMLoginModule (awsProfileName, awsRoleArn, awsRoleSessionName)", Secret: SecretOptions},
 		{Java: []string{"sasl.kerberos.service.name"}, Librdkafka: []string{"sasl.kerberos.service.name"}, Kind: Security,
 			Option: "kerberos-service-name", Meaning: "GSSAPI: the brokers' service name (their principal is NAME/HOST@REALM)", Example: "kafka-prod"},
 		{Librdkafka: []string{"sasl.kerberos.principal"}, Kind: Security, Option: "kerberos-principal",
@@ -193,7 +215,32 @@ func securityProperties() []Setting {
 		{Java: []string{"sasl.kerberos.kinit.cmd"}, Librdkafka: []string{"sasl.kerberos.kinit.cmd"}, Kind: Security,
 			Meaning: "accepted and not run (one warning): kproduce logs in to Kerberos itself"},
 		{Librdkafka: []string{"sasl.username"}, Kind: Security, Option: "sasl-username", Meaning: "SASL user name", Example: "alice"},
-		{Librdkafka: []string{"sasl.password"}, Kind: Security, Option: "sasl-password", Meaning: "SASL password", Example: "s3cret"},
+		{Librdkafka: []string{"sasl.password"}, Kind: Security, Option: "sasl-password", Meaning: "SASL password", Example: "s3cret", Secret: Secret},
+		{Java: []string{"sasl.oauthbearer.token.endpoint.url"}, Librdkafka: []string{"sasl.oauthbearer.token.endpoint.url"}, Kind: Security,
+			Option: "oauth-token-endpoint", Meaning: "OAUTHBEARER: the token endpoint of the client credentials grant; Java's file:///path reads the token from a file (--sasl-token-file)"},
+		{Librdkafka: []string{"sasl.oauthbearer.method"}, Kind: Security,
+			Meaning: "oidc: the client credentials grant (needs the token endpoint); default needs enable.sasl.oauthbearer.unsecure.jwt=true"},
+		{Java: []string{"sasl.oauthbearer.client.credentials.client.id"}, Librdkafka: []string{"sasl.oauthbearer.client.id"}, Kind: Security,
+			Option: "oauth-client-id", Meaning: "OAUTHBEARER: the client id"},
+		{Java: []string{"sasl.oauthbearer.client.credentials.client.secret"}, Librdkafka: []string{"sasl.oauthbearer.client.secret"}, Kind: Security,
+			Option: "oauth-client-secret", Meaning: "OAUTHBEARER: the client secret", Secret: Secret},
+		{Java: []string{"sasl.oauthbearer.scope"}, Librdkafka: []string{"sasl.oauthbearer.scope"}, Kind: Security,
+			Option: "oauth-scope", Meaning: "OAUTHBEARER: the scope asked for"},
+		{Librdkafka: []string{"sasl.oauthbearer.extensions"}, Kind: Security, Option: "oauth-extension",
+			Meaning: "OAUTHBEARER: SASL extensions, key=value,key=value (Confluent Cloud's logicalCluster and identityPoolId)"},
+		{Librdkafka: []string{"https.ca.location"}, Kind: Security, Option: "oauth-ca", Meaning: "PEM file of the CAs of the token endpoint (probe: the system's)"},
+		{Librdkafka: []string{"enable.sasl.oauthbearer.unsecure.jwt"}, Kind: Security, Option: "sasl-unsecured-jwt",
+			Meaning: "true: an unsigned JWT made from sasl.oauthbearer.config (development only)"},
+		{Librdkafka: []string{"sasl.oauthbearer.config"}, Kind: Security, Option: "sasl-unsecured-jwt",
+			Meaning: "the unsecured JWT: principal=NAME [lifeSeconds=N] [scope=a,b] [principalClaimName=] [scopeClaimName=] [extension_NAME=value]"},
+		{Java: []string{"sasl.login.callback.handler.class"}, Kind: Security,
+			Meaning: "OAuthBearerLoginCallbackHandler: the token endpoint's client credentials grant; other classes are refused"},
+		{Java: []string{"sasl.client.callback.handler.class"}, Kind: Security,
+			Meaning: "software.amazon.msk.auth.iam.IAMClientCallbackHandler for AWS_MSK_IAM; other classes are refused"},
+		{Java: []string{"sasl.login.connect.timeout.ms"}, Kind: Security, Option: "oauth-connect-timeout", Meaning: "OAUTHBEARER: connect timeout of the token endpoint, ms"},
+		{Java: []string{"sasl.login.read.timeout.ms"}, Kind: Security, Option: "oauth-read-timeout", Meaning: "OAUTHBEARER: read timeout of the token endpoint, ms"},
+		{Java: []string{"sasl.login.retry.backoff.ms"}, Kind: Security, Option: "oauth-retry-backoff", Meaning: "OAUTHBEARER: first wait before retrying the token endpoint, ms"},
+		{Java: []string{"sasl.login.retry.backoff.max.ms"}, Kind: Security, Option: "oauth-retry-backoff-max", Meaning: "OAUTHBEARER: longest wait before retrying the token endpoint, ms"},
 		{Java: []string{"ssl.truststore.location"}, Kind: Security, Option: "tls-truststore",
 			Meaning: "trust store of the CAs to trust: PKCS12, JKS or PEM (the content decides)"},
 		{Librdkafka: []string{"ssl.ca.location"}, Kind: Security, Option: "tls-ca",
@@ -205,18 +252,20 @@ func securityProperties() []Setting {
 		{Librdkafka: []string{"ssl.certificate.location"}, Kind: Security, Option: "tls-cert", Meaning: "PEM file of the client certificate"},
 		{Librdkafka: []string{"ssl.key.location"}, Kind: Security, Option: "tls-key", Meaning: "PEM file of the client certificate's key"},
 		{Java: []string{"ssl.key.password"}, Librdkafka: []string{"ssl.key.password"}, Kind: Security, Option: "tls-key-password",
-			Meaning: "password of an encrypted key (a key store's key: when it differs from the store's)", Example: "s3cret"},
+			Meaning: "password of an encrypted key (a key store's key: when it differs from the store's)", Example: "s3cret", Secret: Secret},
 		{Java: []string{"ssl.endpoint.identification.algorithm"}, Librdkafka: []string{"ssl.endpoint.identification.algorithm"},
 			Kind: Security, Meaning: "https verifies the broker's host name; empty (Java) or none (librdkafka) verifies only the chain"},
 		{Librdkafka: []string{"enable.ssl.certificate.verification"}, Kind: Security, Option: "tls-insecure-skip-verify",
 			Meaning: "false accepts any broker certificate", Example: "false"},
 		{Java: []string{"ssl.keystore.password"}, Librdkafka: []string{"ssl.keystore.password"}, Kind: Security,
-			Option: "tls-keystore-password", Meaning: "password of the key store", Example: "s3cret"},
+			Option: "tls-keystore-password", Meaning: "password of the key store", Example: "s3cret", Secret: Secret},
 		{Java: []string{"ssl.truststore.password"}, Kind: Security, Option: "tls-truststore-password",
-			Meaning: "password of the trust store", Example: "s3cret"},
-		{Java: []string{"ssl.truststore.certificates", "ssl.keystore.certificate.chain", "ssl.keystore.key"},
-			Librdkafka: []string{"ssl.ca.pem", "ssl.certificate.pem", "ssl.key.pem"}, Kind: Security,
+			Meaning: "password of the trust store", Example: "s3cret", Secret: Secret},
+		{Java: []string{"ssl.truststore.certificates", "ssl.keystore.certificate.chain"},
+			Librdkafka: []string{"ssl.ca.pem", "ssl.certificate.pem"}, Kind: Security,
 			Meaning: "PEM in the property: refused (put it in a file and give its location)"},
+		{Java: []string{"ssl.keystore.key"}, Librdkafka: []string{"ssl.key.pem"}, Kind: Security,
+			Meaning: "PEM key in the property: refused (put it in a file and give its location)", Secret: Secret},
 	}
 }
 

@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/cli/config/javaprops"
+	"github.com/kproduce/kproduce/internal/kafkatest"
+)
+
+// secretCase is one secret property and a value for it that holds secret.
+type secretCase struct {
+	name, value, secret string
+}
+
+// secretCases are every secret-bearing name of the property table (Java's,
+// librdkafka's and rpk's) and secret names the table does not hold, each
+// with a value holding a secret of its own. The JAAS value has a Latin-1
+// user name before its password.
+func secretCases(latin1 bool) []secretCase {
+	names := []string{"sasl.oauthbearer.client.secret", "basic.auth.user.info", "bearer.auth.token",
+		"schema.registry.basic.auth.user.info", "schema.registry.ssl.keystore.password"}
+	for _, p := range javaprops.Table() {
+		if p.Secret != javaprops.Public {
+			names = append(names, p.Names()...)
+		}
+	}
+	user := "Jürgen"
+	if latin1 {
+		user = "J\xfcrgen"
+	}
+	var cases []secretCase
+	for i, name := range names {
+		secret := fmt.Sprintf("S3CRET%02dX", i)
+		value := secret
+		if javaprops.SecrecyOf(name) == javaprops.SecretOptions {
+			value = `org.apache.kafka.common.security.plain.PlainLoginModule required username="` + user + `" password="` + secret + `";`
+		}
+		cases = append(cases, secretCase{name: name, value: value, secret: secret})
+	}
+	return cases
+}
+
+// arrival is one way a property reaches kproduce: the arguments (and the
+// environment) that give it.
+type arrival struct {
+	name string
+	// commandLine: kproduce config shows the property itself.
+	commandLine bool
+	give        func(t *testing.T, c secretCase) []string
+}
+
+func arrivals() []arrival {
+	return []arrival{
+		{"-X", true, func(_ *testing.T, c secretCase) []string { return []string{"-X", c.name + "=" + c.value} }},
+		{"--property", true, func(_ *testing.T, c secretCase) []string { return []string{"--property", c.name + "=" + c.value} }},
+		{"--producer-property", true, func(_ *testing.T, c secretCase) []string {
+			return []string{"--producer-property", c.name + "=" + c.value}
+		}},
+		{"KPRODUCE_PROPERTY", true, func(t *testing.T, c secretCase) []string {
+			t.Setenv("KPRODUCE_PROPERTY", c.name+"="+c.value)
+			return nil
+		}},
+		{"YAML", false, func(t *testing.T, c secretCase) []string {
+			yaml := "property:\n  - '" + strings.ReplaceAll(c.name+"="+c.value, "'", "''") + "'\n"
+			return []string{"--config", writeFile(t, "config.yaml", yaml)}
+		}},
+		{"properties file", false, func(t *testing.T, c secretCase) []string {
+			return []string{"--config", writeFile(t, "producer.properties", c.name+"="+c.value+"\n")}
+		}},
+	}
+}
+
+// writeFile writes a file of the test's temporary directory.
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+	return path
+}
+
+// TestSecretsNeverShown gives every secret property in every way a
+// property arrives and checks kproduce config, config --json, the debug
+// log of a (dry) run and the errors of a run that fails: the secret is
+// never shown, whatever else is.
+func TestSecretsNeverShown(t *testing.T) {
+	for _, latin1 := range []bool{false, true} {
+		for _, sc := range secretCases(latin1) {
+			for _, a := range arrivals() {
+				if latin1 && a.name == "YAML" {
+					continue // YAML is UTF-8
+				}
+				t.Run(fmt.Sprintf("%s/%s/latin1=%v", sc.name, a.name, latin1), func(t *testing.T) {
+					give := a.give(t, sc)
+					runs := map[string][]string{
+						"config":          append([]string{"config"}, give...),
+						"config --json":   append([]string{"config", "--json"}, give...),
+						"debug log":       append([]string{"-t", "t", "--dry-run", "--partitions", "2", "--log-level", "debug"}, give...),
+						"usage error":     append([]string{"-t", "t", "--linger", "soon", "--log-level", "debug"}, give...),
+						"with SASL_SSL":   append([]string{"config", "-X", "security.protocol=SASL_SSL", "-X", "sasl.mechanism=PLAIN", "--log-level", "debug"}, give...),
+						"with SSL, a run": append([]string{"-t", "t", "--dry-run", "--partitions", "2", "-X", "security.protocol=SSL", "--log-level", "trace"}, give...),
+						"SASL_SSL, a run": append([]string{"-t", "t", "--dry-run", "--partitions", "2", "-X", "security.protocol=SASL_SSL", "--sasl-mechanism", "PLAIN", "--sasl-username", "u", "--log-level", "trace"}, give...),
+					}
+					for what, args := range runs {
+						r := runCtx(t, context.Background(), strings.NewReader("x\n"), args...)
+						if strings.Contains(r.stdout+r.stderr, sc.secret) {
+							t.Errorf("%s: kproduce %q shows the secret:\n%s%s", what, args, r.stdout, r.stderr)
+						}
+						if what == "config" && a.commandLine && !strings.Contains(r.stdout, sc.name+"="+javaprops.Redacted) &&
+							!strings.Contains(r.stdout, `password="`+javaprops.Redacted+`"`) {
+							t.Errorf("%s: kproduce %q does not show the property redacted:\n%s%s", what, args, r.stdout, r.stderr)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestSecretsNeverShownOnTheWire runs real loads against a SASL PLAIN
+// cluster whose password arrives by each secret property, at the debug
+// log level, with --resume (so the checkpoint records are written), and
+// a run with a wrong password: neither the output nor the records of the
+// checkpoint topic show the password.
+func TestSecretsNeverShownOnTheWire(t *testing.T) {
+	const user, pass = "J\xfcrgen", "S3CRET-WIRE-77"
+	c := newCluster(t, kfake.EnableSASL(), kfake.Superuser("PLAIN", user, pass))
+	jaas := `org.apache.kafka.common.security.plain.PlainLoginModule required username="` + user + `" password="` + pass + `";`
+	sasl := []string{"-X", "security.protocol=SASL_PLAINTEXT", "-X", "sasl.mechanism=PLAIN"}
+	tests := map[string][]string{
+		"rpk pass":            {"-X", "user=" + user, "-X", "pass=" + pass, "--sasl-mechanism", "PLAIN"},
+		"librdkafka password": append(sasl, "-X", "sasl.username="+user, "--property", "sasl.password="+pass),
+		"JAAS":                append(sasl, "--producer-property", "sasl.jaas.config="+jaas),
+		"JAAS in a file":      {"--config", writeFile(t, "p.properties", "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config="+jaas+"\n")},
+		"flag":                {"--sasl-mechanism", "PLAIN", "--sasl-username", user, "--sasl-password", pass},
+	}
+	i := 0
+	for name, give := range tests {
+		i++
+		t.Run(name, func(t *testing.T) {
+			id := fmt.Sprintf("secrets-%d", i)
+			args := append([]string{"-b", brokers(c), "-t", "t", "--log-level", "debug", "--transactional-id", id, "--resume",
+				"--resume-topic", "cp"}, give...)
+			r := runCtx(t, context.Background(), strings.NewReader("a\nb\n"), args...)
+			require.Equal(t, cmdutil.ExitOK, r.code, r.stderr)
+			assert.NotContains(t, r.stdout+r.stderr, pass)
+			assert.Contains(t, r.stderr, "options", "the debug log is there")
+
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			recs, err := kafkatest.Consume(ctx, 1, kgo.SeedBrokers(c.ListenAddrs()...), kgo.ConsumeTopics("cp"),
+				kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+				kgo.SASL(plainAuth(user, pass)))
+			require.NoError(t, err)
+			for _, rec := range recs {
+				assert.NotContains(t, string(rec.Value), pass, "checkpoint record %s", rec.Value)
+			}
+
+			wrong := make([]string, len(give))
+			for i, a := range give {
+				wrong[i] = strings.ReplaceAll(a, pass, pass+"-WRONG")
+			}
+			if name == "JAAS in a file" {
+				wrong[1] = writeFile(t, "p.properties", "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config="+
+					strings.ReplaceAll(jaas, pass, pass+"-WRONG")+"\n")
+			}
+			r = runCtx(t, context.Background(), strings.NewReader("a\n"), append([]string{"-b", brokers(c), "-t", "t", "--log-level", "debug",
+				"--delivery-timeout", "3s"}, wrong...)...)
+			assert.Equal(t, cmdutil.ExitFailed, r.code, r.stderr)
+			assert.NotContains(t, r.stdout+r.stderr, pass)
+		})
+	}
+}

@@ -1,0 +1,193 @@
+package e2esasl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+
+	"github.com/kproduce/kproduce/internal/cli"
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/kafkatest/oidctest"
+	"github.com/kproduce/kproduce/internal/kafkatest/saslfront"
+)
+
+// The reader's credentials: every front also serves PLAIN for the kgo
+// client that reads the records back.
+const readerUser, readerPass = "reader", "reader-pass"
+
+// env is one test's world: an authorization server, a front and the
+// cluster behind it.
+type env struct {
+	t       *testing.T
+	issuer  *oidctest.Issuer
+	front   *saslfront.Front
+	cluster *kfake.Cluster
+}
+
+// envConfig says what the front accepts.
+type envConfig struct {
+	// SessionLifetime is the front's connections.max.reauth.ms.
+	SessionLifetime time.Duration
+	// TokenLifetime is the issuer's expires_in (default 1h).
+	TokenLifetime time.Duration
+	// Extensions are the SASL extensions OAUTHBEARER requires.
+	Extensions map[string]string
+	// Extra are more mechanisms (SCRAM, AWS_MSK_IAM).
+	Extra []saslfront.Mechanism
+	// Brokers is the number of brokers (default 3).
+	Brokers int
+}
+
+// newEnv starts the issuer, the front (OAUTHBEARER with the issuer's
+// keys, unsecured tokens too, audience kafka, scope kafka; PLAIN for the
+// reader) and a cluster with topic "t" of 3 partitions.
+func newEnv(t *testing.T, cfg envConfig) *env {
+	t.Helper()
+	iss, err := oidctest.NewIssuer(oidctest.Config{Clients: map[string]string{"app": "app-s3cret"}, Scopes: []string{"kafka", "other"},
+		Lifetime: cfg.TokenLifetime})
+	require.NoError(t, err)
+	t.Cleanup(iss.Close)
+	oauth, err := saslfront.OAuthBearer(saslfront.OAuthBearerConfig{JWKS: iss.JWKS(), AllowUnsecured: true, Audience: "kafka",
+		RequiredScopes: []string{"kafka"}, RequiredExtensions: cfg.Extensions})
+	require.NoError(t, err)
+	mechs := append([]saslfront.Mechanism{oauth, saslfront.Plain(map[string]string{readerUser: readerPass})}, cfg.Extra...)
+	front := saslfront.New(saslfront.Config{Mechanisms: mechs, SessionLifetime: cfg.SessionLifetime})
+	if cfg.Brokers == 0 {
+		cfg.Brokers = 3
+	}
+	cluster, err := kfake.NewCluster(kfake.ListenFn(front.Listen), kfake.NumBrokers(cfg.Brokers), kfake.SeedTopics(3, "t"),
+		kfake.AllowAutoTopicCreation())
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		cluster.Close()
+		front.Close()
+	})
+	return &env{t: t, issuer: iss, front: front, cluster: cluster}
+}
+
+// brokers is the -b value.
+func (e *env) brokers() string { return strings.Join(e.cluster.ListenAddrs(), ",") }
+
+// result is one run of kproduce.
+type result struct {
+	Stdout, Stderr string
+	Code           int
+	Elapsed        time.Duration
+}
+
+// lockedBuffer is a buffer safe for a run's concurrent writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// run runs kproduce in-process with stdin and args, as main does, and
+// fails the test when it does not end within two minutes.
+func run(t *testing.T, stdin io.Reader, args ...string) result {
+	t.Helper()
+	if stdin == nil {
+		stdin = strings.NewReader("")
+	}
+	var out, errOut lockedBuffer
+	done := make(chan int, 1)
+	start := time.Now()
+	go func() {
+		done <- cli.Execute(context.Background(), args, cmdutil.Streams{In: stdin, Out: &out, Err: &errOut})
+	}()
+	select {
+	case code := <-done:
+		return result{Stdout: out.String(), Stderr: errOut.String(), Code: code, Elapsed: time.Since(start)}
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("kproduce %v did not finish; stderr so far:\n%s", args, errOut.String())
+		return result{}
+	}
+}
+
+// consume reads every record of topic "t" until n arrived, as the reader.
+func (e *env) consume(n int) []*kgo.Record {
+	e.t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(e.cluster.ListenAddrs()...), kgo.ConsumeTopics("t"),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.SASL(plain.Auth{User: readerUser, Pass: readerPass}.AsMechanism()))
+	require.NoError(e.t, err)
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var recs []*kgo.Record
+	for len(recs) < n {
+		fetches := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			break
+		}
+		require.NoError(e.t, fetches.Err0())
+		recs = append(recs, fetches.Records()...)
+	}
+	require.Len(e.t, recs, n)
+	return recs
+}
+
+// values are the records' values, in order.
+func values(recs []*kgo.Record) []string {
+	out := make([]string, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, string(r.Value))
+	}
+	return out
+}
+
+// kproduceConns are the front's connections of the clients that
+// authenticated as principal.
+func (e *env) conns(principal string) []saslfront.ConnStats {
+	var out []saslfront.ConnStats
+	for _, c := range e.front.Connections() {
+		if c.Principal == principal {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// writeFile writes content to a new file of the test and returns its path.
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+	return path
+}
+
+// lines are n numbered lines with prefix.
+func lines(prefix string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%s-%d\n", prefix, i)
+	}
+	return b.String()
+}
+
+// getenv is os.Getenv.
+func getenv(name string) string { return os.Getenv(name) }
+
+// writeTo writes content to path.
+func writeTo(path, content string) error { return os.WriteFile(path, []byte(content), 0o600) }
