@@ -1,0 +1,358 @@
+package schema
+
+import (
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// maxDepth bounds the nesting of a record's JSON: deeper input fails
+// instead of exhausting the stack.
+const maxDepth = 256
+
+// jsonKind is the kind of a JSON value, known from its first byte.
+type jsonKind byte
+
+const (
+	kindInvalid jsonKind = iota
+	kindNull
+	kindBool
+	kindNumber
+	kindString
+	kindArray
+	kindObject
+)
+
+// String names a JSON kind as an error says it.
+func (k jsonKind) String() string {
+	switch k {
+	case kindNull:
+		return "null"
+	case kindBool:
+		return "boolean"
+	case kindNumber:
+		return "number"
+	case kindString:
+		return "string"
+	case kindArray:
+		return "array"
+	case kindObject:
+		return "object"
+	}
+	return "invalid JSON"
+}
+
+// kindOf is the kind of the value starting with c.
+func kindOf(c byte) jsonKind {
+	switch {
+	case c == 'n':
+		return kindNull
+	case c == 't' || c == 'f':
+		return kindBool
+	case c == '-' || (c >= '0' && c <= '9'):
+		return kindNumber
+	case c == '"':
+		return kindString
+	case c == '[':
+		return kindArray
+	case c == '{':
+		return kindObject
+	}
+	return kindInvalid
+}
+
+// scanner reads one JSON text in place: no value is copied unless a
+// string holds escapes.
+type scanner struct {
+	data []byte
+	pos  int
+}
+
+// ws skips white space and returns the next byte, 0 at the end.
+func (s *scanner) ws() byte {
+	for s.pos < len(s.data) {
+		switch c := s.data[s.pos]; c {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return c
+		}
+	}
+	return 0
+}
+
+// kind returns the kind of the next value, after white space.
+func (s *scanner) kind() jsonKind { return kindOf(s.ws()) }
+
+// consume skips white space and the byte c, reporting whether it was there.
+func (s *scanner) consume(c byte) bool {
+	if s.ws() == c {
+		s.pos++
+		return true
+	}
+	return false
+}
+
+// literal reads null, true or false.
+func (s *scanner) literal() (string, bool) {
+	for _, w := range [...]string{"null", "true", "false"} {
+		if len(s.data)-s.pos >= len(w) && string(s.data[s.pos:s.pos+len(w)]) == w {
+			s.pos += len(w)
+			return w, true
+		}
+	}
+	return "", false
+}
+
+// str reads a string: its raw bytes between the quotes, and whether they
+// hold escapes (then decode gives the value).
+func (s *scanner) str() (raw []byte, escaped bool, ok bool) {
+	if s.ws() != '"' {
+		return nil, false, false
+	}
+	start := s.pos + 1
+	for i := start; i < len(s.data); i++ {
+		switch c := s.data[i]; {
+		case c == '"':
+			s.pos = i + 1
+			return s.data[start:i], escaped, true
+		case c == '\\':
+			escaped = true
+			i++
+		case c < 0x20:
+			return nil, false, false
+		}
+	}
+	return nil, false, false
+}
+
+// number reads a number's text, checked against JSON's grammar.
+func (s *scanner) number() ([]byte, bool) {
+	s.ws()
+	start, i, d := s.pos, s.pos, s.data
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	first := i
+	if n := digits(); n == 0 || (n > 1 && d[first] == '0') {
+		return nil, false
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if digits() == 0 {
+			return nil, false
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return nil, false
+		}
+	}
+	s.pos = i
+	return d[start:i], true
+}
+
+// skip reads one value of any kind without looking into it.
+func (s *scanner) skip(depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
+	switch s.kind() {
+	case kindNull, kindBool:
+		_, ok := s.literal()
+		return ok
+	case kindNumber:
+		_, ok := s.number()
+		return ok
+	case kindString:
+		_, _, ok := s.str()
+		return ok
+	case kindArray:
+		s.pos++
+		if s.consume(']') {
+			return true
+		}
+		for {
+			if !s.skip(depth + 1) {
+				return false
+			}
+			if s.consume(']') {
+				return true
+			}
+			if !s.consume(',') {
+				return false
+			}
+		}
+	case kindObject:
+		s.pos++
+		if s.consume('}') {
+			return true
+		}
+		for {
+			if _, _, ok := s.str(); !ok || !s.consume(':') || !s.skip(depth+1) {
+				return false
+			}
+			if s.consume('}') {
+				return true
+			}
+			if !s.consume(',') {
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// decodeString appends the value of a string's raw bytes to dst: escapes
+// decoded, invalid UTF-8 refused.
+func decodeString(dst, raw []byte, escaped bool) ([]byte, bool) {
+	if !escaped {
+		if !utf8.Valid(raw) {
+			return dst, false
+		}
+		return append(dst, raw...), true
+	}
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			continue
+		}
+		i++
+		if i >= len(raw) {
+			return dst, false
+		}
+		switch raw[i] {
+		case '"', '\\', '/':
+			dst = append(dst, raw[i])
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, n, ok := unicodeEscape(raw[i+1:])
+			if !ok {
+				return dst, false
+			}
+			i += n
+			dst = utf8.AppendRune(dst, r)
+		default:
+			return dst, false
+		}
+	}
+	if !utf8.Valid(dst) {
+		return dst, false
+	}
+	return dst, true
+}
+
+// unicodeEscape reads the XXXX of a \uXXXX escape (and the low half of a
+// surrogate pair after it), returning the rune and the bytes read.
+func unicodeEscape(b []byte) (rune, int, bool) {
+	r, ok := hex4(b)
+	if !ok {
+		return 0, 0, false
+	}
+	if !utf16.IsSurrogate(r) {
+		return r, 4, true
+	}
+	if len(b) >= 10 && b[4] == '\\' && b[5] == 'u' {
+		if lo, ok := hex4(b[6:]); ok {
+			if d := utf16.DecodeRune(r, lo); d != utf8.RuneError {
+				return d, 10, true
+			}
+		}
+	}
+	return utf8.RuneError, 4, true
+}
+
+// hex4 reads four hex digits.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// bytesString is b as a string without a copy, for calls that do not keep
+// it (strconv parsing).
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// parseInt reads an integral JSON number: digits, or a number with a
+// fraction or exponent whose value is integral (1e3, 2.0).
+func parseInt(num []byte) (int64, bool) {
+	if len(num) > 0 && len(num) <= 18 { // digits only: no overflow possible
+		neg, digits := num[0] == '-', num
+		if neg {
+			digits = num[1:]
+		}
+		var v int64
+		for _, c := range digits {
+			if c < '0' || c > '9' {
+				v = -1
+				break
+			}
+			v = v*10 + int64(c-'0')
+		}
+		if v >= 0 {
+			if neg {
+				return -v, true
+			}
+			return v, true
+		}
+	}
+	if n, err := strconv.ParseInt(bytesString(num), 10, 64); err == nil {
+		return n, true
+	}
+	f, err := strconv.ParseFloat(bytesString(num), 64)
+	if err != nil || f != float64(int64(f)) || f >= 1<<63 || f < -(1<<63) {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// quoteShort quotes a value for an error, cut to a readable length.
+func quoteShort(b []byte) string {
+	const limit = 40
+	if len(b) > limit {
+		return strconv.Quote(string(b[:limit])) + "..."
+	}
+	return strconv.Quote(string(b))
+}
