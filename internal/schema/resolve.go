@@ -21,7 +21,7 @@ type Encoder struct {
 	Format Format
 	// Action says what resolving did, for a dry run's account: "registered",
 	// "found", "would register", "latest version N", "by id".
-	Action string
+	Action  string
 	header  []byte
 	payload payloadEncoder
 }

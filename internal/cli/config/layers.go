@@ -179,6 +179,7 @@ func (r *resolver) layer() (*javaprops.SecuritySettings, error) {
 	}
 	r.warnings = append(r.warnings, js.Warnings...)
 	r.applyVerbosity()
+	r.applyLineReader()
 	r.warnings = append(r.warnings, r.envWarnings()...)
 	return js, nil
 }

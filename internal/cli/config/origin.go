@@ -72,7 +72,9 @@ func Describe(fs *pflag.FlagSet, stderr io.Writer) (*Description, error) {
 }
 
 // secretOptions hold passwords.
-func secretOptions() []string { return []string{"tls-key-password", "sasl-password"} }
+func secretOptions() []string {
+	return []string{"tls-key-password", "sasl-password", "schema-registry-user", "schema-registry-token"}
+}
 
 // displayValue is an option's effective value as text, secrets redacted.
 func (r *resolver) displayValue(spec optionSpec) string {

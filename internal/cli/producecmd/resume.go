@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"maps"
 	"strconv"
 	"time"
 
@@ -40,11 +41,13 @@ func resumeOptions(o *config.Options) map[string]string {
 	if o.Input.Layout != nil {
 		format = o.Input.Layout.String() // the format string says where records end
 	}
-	return map[string]string{
+	m := map[string]string{
 		"format":     format,
 		"delimiter":  string(o.Input.Delimiter),
 		"skip-empty": strconv.FormatBool(o.Input.SkipEmpty),
 	}
+	maps.Copy(m, o.Schemas.ResumeOptions())
+	return m
 }
 
 // errNothingLeft ends a resumed run whose load the earlier runs finished.

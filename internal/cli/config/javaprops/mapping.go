@@ -3,6 +3,7 @@ package javaprops
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -19,6 +20,9 @@ type Mapping struct {
 	// Warning, when not empty, is printed once: the property has no
 	// effect (Unknown, Knob, or a value without an equivalent).
 	Warning string
+	// Schema says the property is a Schema Registry one, which Confluent's
+	// schema console producers also take as line reader properties.
+	Schema bool
 }
 
 // Map says what the property name=value means to kproduce. where names
@@ -48,14 +52,18 @@ func Map(where, name, value string) (Mapping, error) {
 	v := value
 	if p.Parse != nil {
 		var err error
+		shown := strconv.Quote(value)
+		if p.Secret {
+			shown = Redacted
+		}
 		if v, err = p.Parse(value); errors.Is(err, ErrNoEquivalent) {
-			return Mapping{Kind: Knob, Warning: fmt.Sprintf("%s: %s=%s: %v; ignored", where, name, value, err)}, nil
+			return Mapping{Kind: Knob, Warning: fmt.Sprintf("%s: %s=%s: %v; ignored", where, name, shown, err)}, nil
 		} else if err != nil {
-			return Mapping{}, fmt.Errorf("%s: %s=%q: %w", where, name, value, err)
+			return Mapping{}, fmt.Errorf("%s: %s=%s: %w", where, name, shown, err)
 		}
 	}
 	if p.Kind == Accepted {
-		return Mapping{Kind: Accepted}, nil
+		return Mapping{Kind: Accepted, Schema: p.Schema}, nil
 	}
-	return Mapping{Kind: Mapped, Key: p.Option, Value: v}, nil
+	return Mapping{Kind: Mapped, Key: p.Option, Value: v, Schema: p.Schema}, nil
 }

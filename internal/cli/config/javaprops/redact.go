@@ -3,12 +3,14 @@ package javaprops
 import "strings"
 
 // Redact returns a copy of Java security properties that is safe to
-// log: passwords and the password in a JAAS config are replaced.
+// log: passwords, the properties the table marks secret and the password
+// in a JAAS config are replaced.
 func Redact(props map[string]string) map[string]string {
 	out := make(map[string]string, len(props))
 	for k, v := range props {
+		p, known := Lookup(k)
 		switch {
-		case strings.Contains(strings.ToLower(k), "password"):
+		case strings.Contains(strings.ToLower(k), "password"), known && p.Secret:
 			out[k] = Redacted
 		case k == "sasl.jaas.config":
 			out[k] = RedactJAAS(v)

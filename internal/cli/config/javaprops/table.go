@@ -64,6 +64,12 @@ type Setting struct {
 	// Example is a value that differs from kproduce's default, for the
 	// help and the tests.
 	Example string
+	// Secret marks a property whose value is a secret (a password, a
+	// token): redacted wherever it is shown, never quoted in an error.
+	Secret bool
+	// Schema marks the Schema Registry properties: also line reader
+	// properties of Confluent's schema console producers.
+	Schema bool
 }
 
 // Names returns every name of the property, Java's first.
@@ -91,6 +97,7 @@ func Table() []Setting {
 	t = append(t, producerProperties()...)
 	t = append(t, securityProperties()...)
 	t = append(t, rpkProperties()...)
+	t = append(t, schemaProperties()...)
 	t = append(t, readerProperties()...)
 	t = append(t, acceptedProperties()...)
 	return append(t, knobProperties()...)
