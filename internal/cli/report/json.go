@@ -15,9 +15,9 @@ func (f jsonFormat) appendRecord(b []byte, r *Record) []byte {
 	return f.ids.close(appendJSONReport(b, r))
 }
 func (f jsonFormat) appendDry(b []byte, r *DryRecord) []byte { return f.ids.close(appendDryJSON(b, r)) }
-func (jsonFormat) failuresOnStdout() bool                  { return true }
-func (jsonFormat) needsRecordBytes() bool                  { return false }
-func (jsonFormat) printsDeliveries() bool                  { return true }
+func (jsonFormat) failuresOnStdout() bool                    { return true }
+func (jsonFormat) needsRecordBytes() bool                    { return false }
+func (jsonFormat) printsDeliveries() bool                    { return true }
 
 // appendJSONRecordStart opens the JSON object of a record's report:
 // {"source":..,"record":..,"topic":..,"partition":..
