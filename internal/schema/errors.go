@@ -41,7 +41,20 @@ func (e *FieldError) Error() string {
 // Unwrap returns ErrMismatch or ErrSyntax.
 func (e *FieldError) Unwrap() error { return e.Err }
 
-// schemaErrorf returns an error wrapping ErrSchema.
+// schemaError is an error that is ErrSchema, with a message of its own.
+type schemaError struct{ err error }
+
+// Error returns the message.
+func (e *schemaError) Error() string { return e.err.Error() }
+
+// Is makes the error ErrSchema.
+func (e *schemaError) Is(target error) bool { return target == ErrSchema }
+
+// Unwrap returns the error it was made from.
+func (e *schemaError) Unwrap() error { return errors.Unwrap(e.err) }
+
+// schemaErrorf returns an error that is ErrSchema (errors.Is), with the
+// message format says.
 func schemaErrorf(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrSchema}, args...)...)
+	return &schemaError{err: fmt.Errorf(format, args...)}
 }

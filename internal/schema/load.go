@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"path/filepath"
 	"strings"
 
@@ -46,13 +47,16 @@ func Load(spec *Spec) (*Local, error) {
 		return nil, nil
 	}
 	text := []byte(spec.Text)
-	name := inlineProtoName
+	name, where := inlineProtoName, "the schema given inline"
 	if spec.File != "" {
 		data, err := readLimited(spec.File)
 		if err != nil {
-			return nil, schemaErrorf("%s: %v", spec.Name(), err)
+			return nil, schemaErrorf("%w", err)
 		}
-		text, name = data, spec.File
+		text, name, where = data, spec.File, spec.File
+	}
+	if len(bytes.TrimSpace(text)) == 0 {
+		return nil, schemaErrorf("%s is empty", where)
 	}
 	format := detectFormat(spec.Format, name, text)
 	var c *compiled
@@ -63,7 +67,7 @@ func Load(spec *Spec) (*Local, error) {
 		c, err = compileText(format, string(text), nil, spec.MessageType)
 	}
 	if err != nil {
-		return nil, schemaErrorf("%s: %v", spec.Name(), strings.TrimPrefix(err.Error(), ErrSchema.Error()+": "))
+		return nil, schemaErrorf("%s: %v schema: %w", where, format, err)
 	}
 	return &Local{c: c}, nil
 }

@@ -60,8 +60,10 @@ func (r *optionReader) readSchemas(o *Options, load bool) {
 	}
 	s.Key = r.readSchemaSpec(schema.RoleKey, format, keyStrategy, o.Topic)
 	if !s.Enabled() {
+		given := map[string]bool{"value-type": r.str("value-type") != "", "key-type": r.str("key-type") != "",
+			"proto-path": len(r.list("proto-path")) > 0, "use-latest-version": r.boolean("use-latest-version")}
 		for _, name := range []string{"value-type", "key-type", "proto-path", "use-latest-version"} {
-			if r.vals.IsSet(name) {
+			if given[name] {
 				r.fail(name, fmt.Errorf("%w: needs a schema (--value-schema, --key-schema, --value-schema-id, --key-schema-id)", ErrBadValue))
 			}
 		}
