@@ -147,7 +147,7 @@ func (e *avroEncoder) float(dst []byte, n *avroNode) ([]byte, error) {
 		}
 		return binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(f))), nil
 	}
-	f, err := strconv.ParseFloat(bytesString(num), 64)
+	f, err := parseFloat64(num)
 	if err != nil {
 		return dst, e.failf("expected double, got number %s (out of range)", num)
 	}

@@ -84,6 +84,18 @@ func (e *avroEncoder) members(dst []byte, n *avroNode, base, depth int) ([]byte,
 // memberName reads a member's name and its colon and returns the index of
 // its field; the field whose turn it is (next) is tried first.
 func (e *avroEncoder) memberName(n *avroNode, next int) (int, error) {
+	if next < len(n.fields) && e.sc.ws() == '"' {
+		// The name whose turn it is, compared in place: most objects list
+		// the fields in the schema's order.
+		name, d, p := n.fields[next].name, e.sc.data, e.sc.pos+1
+		if end := p + len(name); end < len(d) && d[end] == '"' && string(d[p:end]) == name {
+			e.sc.pos = end + 1
+			if e.sc.consume(':') {
+				return next, nil
+			}
+			return 0, e.syntax("expected : after a field name")
+		}
+	}
 	raw, escaped, ok := e.sc.str()
 	if !ok || !e.sc.consume(':') {
 		return 0, e.syntax("expected a field name and : in an object")

@@ -72,12 +72,14 @@ type scanner struct {
 // ws skips white space and returns the next byte, 0 at the end.
 func (s *scanner) ws() byte {
 	for s.pos < len(s.data) {
-		switch c := s.data[s.pos]; c {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
+		c := s.data[s.pos]
+		if c > ' ' {
 			return c
 		}
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return c
+		}
+		s.pos++
 	}
 	return 0
 }
@@ -112,20 +114,35 @@ func (s *scanner) str() (raw []byte, escaped bool, ok bool) {
 		return nil, false, false
 	}
 	start := s.pos + 1
-	for i := start; i < len(s.data); i++ {
-		switch c := s.data[i]; {
+	d := s.data
+	for i := start; i < len(d); i++ {
+		c := d[i]
+		if !stringSpecial[c] {
+			continue
+		}
+		switch {
 		case c == '"':
 			s.pos = i + 1
-			return s.data[start:i], escaped, true
+			return d[start:i], escaped, true
 		case c == '\\':
 			escaped = true
 			i++
-		case c < 0x20:
+		default: // a control character
 			return nil, false, false
 		}
 	}
 	return nil, false, false
 }
+
+// stringSpecial marks the bytes a string scan stops at: the quote, the
+// backslash and the control characters JSON does not allow unescaped.
+var stringSpecial = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
 
 // number reads a number's text, checked against JSON's grammar.
 func (s *scanner) number() ([]byte, bool) {
@@ -355,4 +372,46 @@ func quoteShort(b []byte) string {
 		return strconv.Quote(string(b[:limit])) + "..."
 	}
 	return strconv.Quote(string(b))
+}
+
+// exactPow10 are the powers of ten a float64 holds exactly.
+var exactPow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// parseFloat64 reads a JSON number as a float64, correctly rounded: a
+// number of at most 15 digits with no exponent is one exact division
+// (Clinger's fast path); any other goes to strconv.
+func parseFloat64(num []byte) (float64, error) {
+	var mant uint64
+	digits, frac, i := 0, -1, 0
+	neg := len(num) > 0 && num[0] == '-'
+	if neg {
+		i = 1
+	}
+	for ; i < len(num); i++ {
+		c := num[i]
+		switch {
+		case c >= '0' && c <= '9':
+			mant = mant*10 + uint64(c-'0')
+			digits++
+			if frac >= 0 {
+				frac++
+			}
+		case c == '.' && frac < 0:
+			frac = 0
+		default:
+			return strconv.ParseFloat(bytesString(num), 64)
+		}
+	}
+	if digits == 0 || digits > 15 {
+		return strconv.ParseFloat(bytesString(num), 64)
+	}
+	f := float64(mant)
+	if frac > 0 {
+		f /= exactPow10[frac]
+	}
+	if neg {
+		f = -f
+	}
+	return f, nil
 }
