@@ -186,17 +186,23 @@ func protoReferences(f protoreflect.FileDescriptor, served map[string]string) []
 // binary.
 type protoEncoder struct {
 	message protoreflect.MessageDescriptor
-	decode  protojson.UnmarshalOptions
-	encode  proto.MarshalOptions
+	// fast encodes directly when the message allows (protoFast); nil:
+	// protojson and a dynamic message.
+	fast   *protoFast
+	decode protojson.UnmarshalOptions
+	encode proto.MarshalOptions
 }
 
 // newProtoEncoder returns the encoder of md.
 func newProtoEncoder(md protoreflect.MessageDescriptor) *protoEncoder {
-	return &protoEncoder{message: md}
+	return &protoEncoder{message: md, fast: compileProtoFast(md)}
 }
 
 // appendPayload appends the Protobuf binary of the JSON text to dst.
 func (p *protoEncoder) appendPayload(dst, text []byte) ([]byte, error) {
+	if p.fast != nil {
+		return p.fast.appendPayload(dst, text)
+	}
 	msg := dynamicpb.NewMessage(p.message)
 	if err := p.decode.Unmarshal(text, msg); err != nil {
 		return dst, protoFieldError(p.message, text, err)

@@ -247,3 +247,8 @@ func isNotFound(err error) bool {
 	var re *RegistryError
 	return errors.As(err, &re) && re.NotFound()
 }
+
+// Encoder returns an encoder of the local schema framed with an id the
+// caller knows (a schema registered elsewhere, a benchmark), without
+// asking a registry.
+func (l *Local) Encoder(id int) *Encoder { return newEncoder(l.c, id, "", "given id") }
