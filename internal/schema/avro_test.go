@@ -189,3 +189,39 @@ func TestAvroEncodeAllocatesNothing(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+func TestAvroSchemaErrors(t *testing.T) {
+	for schema, want := range map[string]string{
+		`{"type":"record","name":"R","fields":[{"name":"a","type":"strin"}]}`:                         `unknown type "strin"`,
+		`{"type":"record","name":"1R","fields":[]}`:                                                   `invalid name "1R"`,
+		`{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"a","type":"int"}]}`: "field a is defined twice",
+		`{"type":"record","name":"R","fields":[{"name":"a","type":"int","default":"x"}]}`:             "default of field a",
+		`{"type":"record","name":"R","fields":[{"name":"a","type":["null","int"],"default":1}]}`:      "first branch null",
+		`["int","int"]`: "union has int twice",
+		`{"type":"enum","name":"E","symbols":["A","A"]}`: "symbol A twice",
+		`{"type":"fixed","name":"F"}`:                    "needs a size",
+		`{"type":"record","name":"R"}`:                   "needs fields",
+		`{"type":"array"}`:                               "array needs items",
+		`[1]`:                                            "not an Avro schema",
+		`{"type":"record","name":"R","fields":[]} {}`:    "unexpected data after the schema",
+		`{"type":"record","name":"R","fields":[{"name":"r","type":{"type":"record","name":"R","fields":[]}}]}`: "R is defined twice",
+	} {
+		_, err := compileText(FormatAvro, schema, nil, "")
+		require.Error(t, err, schema)
+		assert.ErrorIs(t, err, ErrSchema)
+		assert.Contains(t, err.Error(), want, schema)
+	}
+}
+
+func TestAvroNamespaces(t *testing.T) {
+	schema := `{"type":"record","name":"Outer","namespace":"a.b","fields":[
+	 {"name":"in","type":{"type":"record","name":"Inner","fields":[{"name":"e","type":{"type":"enum","name":"E","namespace":"c","symbols":["X"]}}]}},
+	 {"name":"again","type":"Inner"},{"name":"full","type":"a.b.Inner"},{"name":"e2","type":"c.E"},
+	 {"name":"bad","type":{"type":"string","logicalType":"nope"},"default":"ok"},
+	 {"name":"u","type":["null","a.b.Inner","c.E"],"default":null}]}`
+	b, err := avroPayload(t, schema, `{"in":{"e":"X"},"again":{"e":"X"},"full":{"e":"X"},"e2":"X","u":{"E":"X"}}`)
+	require.NoError(t, err)
+	v := decodeAvro(t, schema, b).(map[string]any)
+	assert.Equal(t, "ok", v["bad"], "an unknown logical type is its underlying type")
+	assert.Equal(t, map[string]any{"c.E": "X"}, v["u"])
+}

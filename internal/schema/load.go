@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hamba/avro/v2"
 	"github.com/twmb/franz-go/pkg/sr"
 )
 
@@ -115,11 +114,7 @@ func protoCompiled(text string, ps *protoSchema) *compiled {
 func compileText(format Format, text string, imports map[string]string, messageType string) (*compiled, error) {
 	switch format {
 	case FormatAvro:
-		s, err := avro.ParseWithCache(text, "", &avro.SchemaCache{})
-		if err != nil {
-			return nil, schemaErrorf("%v", err)
-		}
-		root, err := compileAvro(s)
+		root, err := compileAvroText(text)
 		if err != nil {
 			return nil, err
 		}
