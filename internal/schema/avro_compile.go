@@ -58,4 +58,3 @@ type avroField struct {
 	def    []byte
 	hasDef bool
 }
-

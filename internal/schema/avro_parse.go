@@ -11,9 +11,28 @@ import (
 // avroNamePattern is what an Avro name (of a type, a field, a symbol) is.
 var avroNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// avroPrimitives are the primitive types by name.
-var avroPrimitives = map[string]avroKind{"null": avroNull, "boolean": avroBoolean, "int": avroInt, "long": avroLong,
-	"float": avroFloat, "double": avroDouble, "bytes": avroBytes, "string": avroString}
+// primitiveKind returns the kind of a primitive type's name.
+func primitiveKind(name string) (avroKind, bool) {
+	switch name {
+	case "null":
+		return avroNull, true
+	case "boolean":
+		return avroBoolean, true
+	case "int":
+		return avroInt, true
+	case "long":
+		return avroLong, true
+	case "float":
+		return avroFloat, true
+	case "double":
+		return avroDouble, true
+	case "bytes":
+		return avroBytes, true
+	case "string":
+		return avroString, true
+	}
+	return 0, false
+}
 
 // avroCompiler compiles an Avro schema (its JSON) into nodes, each named
 // type once, so that recursive types work, as the Avro specification
@@ -80,7 +99,7 @@ func (c *avroCompiler) compile(v any, ns string, depth int) (*avroNode, error) {
 // reference compiles a type given by name: a primitive or a named type
 // defined before.
 func (c *avroCompiler) reference(name, ns string) (*avroNode, error) {
-	if k, ok := avroPrimitives[name]; ok {
+	if k, ok := primitiveKind(name); ok {
 		return &avroNode{kind: k, name: name}, nil
 	}
 	full := fullName(name, ns)
@@ -133,7 +152,7 @@ func (c *avroCompiler) object(o map[string]any, ns string, depth int) (*avroNode
 	if name == "" { // {"type": {...}} or {"type": [...]}
 		return c.compile(typ, ns, depth+1)
 	}
-	if k, ok := avroPrimitives[name]; ok {
+	if k, ok := primitiveKind(name); ok {
 		n := &avroNode{kind: k, name: name}
 		setLogical(n, o)
 		return n, nil
@@ -155,7 +174,7 @@ func (c *avroCompiler) define(o map[string]any, ns string, k avroKind) (*avroNod
 	if _, dup := c.named[full]; dup {
 		return nil, schemaErrorf("%s is defined twice", full)
 	}
-	if _, prim := avroPrimitives[full]; prim {
+	if _, prim := primitiveKind(full); prim {
 		return nil, schemaErrorf("%s is a primitive type's name", full)
 	}
 	n := &avroNode{kind: k, name: full, short: short}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/sr"
 )
@@ -217,7 +216,3 @@ func (r *Registry) lookup(ctx context.Context, subject string, s sr.Schema) (sr.
 	ss, err := r.cl.LookupSchema(ctx, subject, s)
 	return ss, r.wrap(err, fmt.Sprintf("look up the schema under subject %q", subject))
 }
-
-// requestTimeout bounds one request when the caller's context has no
-// deadline.
-const requestTimeout = 30 * time.Second
