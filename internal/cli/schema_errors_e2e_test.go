@@ -68,7 +68,12 @@ func TestSchemaConfigRedactsRegistrySecrets(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	code2, out2, errOut2 := run(t, "", "config", "-X", "bearer.auth.token=tok-000")
 	require.Equal(t, 0, code2, errOut2)
-	for _, secret := range []string{"pw-123", "pw-789", "tok-000"} {
+	code3, out3, errOut3 := run(t, "", "config", "--schema-registry", "http://carol:pw-url1@h:8081", "-X", "schema.registry.url=http://dave:pw-url2@h:8081",
+		"--log-level", "debug")
+	require.Equal(t, 0, code3, errOut3)
+	out2 += out3 + errOut3
+	assert.Contains(t, out3, "http://carol:[redacted]@h:8081")
+	for _, secret := range []string{"pw-123", "pw-789", "tok-000", "pw-url1", "pw-url2"} {
 		assert.NotContains(t, out+errOut+out2+errOut2, secret)
 	}
 	assert.Contains(t, out, "schema-registry-user")

@@ -100,15 +100,23 @@ func ParseRegistryURL(raw string, tls bool) (*url.URL, error) {
 	return u, nil
 }
 
-// redactURL hides the password of a URL given as text.
+// redactURL hides the password of a URL given as text
+// (http://user:[redacted]@host).
 func redactURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "[redacted]")
-			return u.String()
-		}
+	scheme := strings.Index(raw, "://")
+	if scheme < 0 {
+		return raw
 	}
-	return raw
+	rest := raw[scheme+3:]
+	authority := rest
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		authority = rest[:end]
+	}
+	at, colon := strings.LastIndexByte(authority, '@'), strings.IndexByte(authority, ':')
+	if at < 0 || colon < 0 || colon > at {
+		return raw
+	}
+	return raw[:scheme+3] + authority[:colon+1] + "[redacted]" + rest[at:]
 }
 
 // limitedTransport bounds the answers read from the registry.

@@ -12,6 +12,8 @@ func Redact(props map[string]string) map[string]string {
 		switch {
 		case strings.Contains(strings.ToLower(k), "password"), known && p.Secret:
 			out[k] = Redacted
+		case known && p.Schema:
+			out[k] = RedactURLs(v)
 		case k == "sasl.jaas.config":
 			out[k] = RedactJAAS(v)
 		default:
@@ -19,6 +21,35 @@ func Redact(props map[string]string) map[string]string {
 		}
 	}
 	return out
+}
+
+// RedactURLs replaces the password of every URL in a comma-separated
+// list (http://user:password@host).
+func RedactURLs(list string) string {
+	parts := strings.Split(list, ",")
+	for i, p := range parts {
+		parts[i] = redactURL(p)
+	}
+	return strings.Join(parts, ",")
+}
+
+// redactURL replaces the password in a URL's user information.
+func redactURL(s string) string {
+	scheme := strings.Index(s, "://")
+	if scheme < 0 {
+		return s
+	}
+	rest := s[scheme+3:]
+	authority := rest
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		authority = rest[:end]
+	}
+	at := strings.LastIndexByte(authority, '@')
+	colon := strings.IndexByte(authority, ':')
+	if at < 0 || colon < 0 || colon > at {
+		return s
+	}
+	return s[:scheme+3] + authority[:colon+1] + Redacted + rest[at:]
 }
 
 // Redacted replaces a secret in logs.
