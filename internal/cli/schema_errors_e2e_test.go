@@ -158,7 +158,7 @@ func TestSchemaUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--value-schema", good}, "--schema-registry: "},
-		{[]string{"--schema-registry", "http://h:1", "--value-schema", bad}, "--value-schema: " + bad + ": Avro schema: avro: unknown type: strin"},
+		{[]string{"--schema-registry", "http://h:1", "--value-schema", bad}, "--value-schema: " + bad + ": Avro schema: record R: field s: unknown type \"strin\""},
 		{[]string{"--schema-registry", "http://h:1", "--value-schema", "/nonexistent.avsc"}, "no such file"},
 		{[]string{"--schema-registry", "http://h:1", "--value-schema", good, "--value-schema-id", "3"}, "give one of --value-schema, --value-schema-text and --value-schema-id"},
 		{[]string{"--schema-registry", "http://h:1", "--value-schema-id", "x"}, `--value-schema-id "x"`},

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/pem"
+	"io"
+	"log"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -55,7 +57,9 @@ func TestSchemaTombstonesAreNeverEncoded(t *testing.T) {
 
 func TestSchemaRegistryOverTLS(t *testing.T) {
 	e := newSREnv(t)
-	srv := httptest.NewTLSServer(e.reg.Handler())
+	srv := httptest.NewUnstartedServer(e.reg.Handler())
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake below
+	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	require.NoError(t, os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644))
