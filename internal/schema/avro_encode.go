@@ -102,12 +102,15 @@ func (e *avroEncoder) integer(dst []byte, n *avroNode) ([]byte, error) {
 	var v int64
 	switch e.sc.kind() {
 	case kindNumber:
-		num, ok := e.sc.number()
+		n64, num, plain, ok := e.sc.integer()
 		if !ok {
 			return dst, e.syntax("invalid number")
 		}
-		if v, ok = parseInt(num); !ok {
-			return dst, e.failf("expected %s, got number %s (not an integer in range)", n.name, num)
+		v = n64
+		if !plain {
+			if v, ok = parseInt(num); !ok {
+				return dst, e.failf("expected %s, got number %s (not an integer in range)", n.name, num)
+			}
 		}
 	case kindString:
 		if !acceptsTimeString(n) {
@@ -159,7 +162,7 @@ func (e *avroEncoder) string(dst []byte, n *avroNode) ([]byte, error) {
 	if e.sc.kind() != kindString {
 		return dst, e.mismatch(n)
 	}
-	raw, escaped, ok := e.sc.str()
+	raw, escaped, high, ok := e.sc.strInfo()
 	if !ok {
 		return dst, e.syntax("invalid string")
 	}
@@ -169,7 +172,7 @@ func (e *avroEncoder) string(dst []byte, n *avroNode) ([]byte, error) {
 			return dst, e.syntax("invalid string escape or UTF-8")
 		}
 		val = e.text
-	} else if !utf8.Valid(raw) {
+	} else if high && !utf8.Valid(raw) {
 		return dst, e.failf("string %s is not valid UTF-8", quoteShort(raw))
 	}
 	if n.logical == "uuid" && !isUUID(val) {

@@ -109,8 +109,15 @@ func (s *scanner) literal() (string, bool) {
 // str reads a string: its raw bytes between the quotes, and whether they
 // hold escapes (then decode gives the value).
 func (s *scanner) str() (raw []byte, escaped bool, ok bool) {
+	raw, escaped, _, ok = s.strInfo()
+	return raw, escaped, ok
+}
+
+// strInfo is str, also saying whether the raw bytes hold any byte of
+// 0x80 or more (then they need a UTF-8 check).
+func (s *scanner) strInfo() (raw []byte, escaped, high, ok bool) {
 	if s.ws() != '"' {
-		return nil, false, false
+		return nil, false, false, false
 	}
 	start := s.pos + 1
 	d := s.data
@@ -120,28 +127,63 @@ func (s *scanner) str() (raw []byte, escaped bool, ok bool) {
 			continue
 		}
 		switch {
+		case c >= 0x80:
+			high = true
 		case c == '"':
 			s.pos = i + 1
-			return d[start:i], escaped, true
+			return d[start:i], escaped, high, true
 		case c == '\\':
 			escaped = true
 			i++
 		default: // a control character
-			return nil, false, false
+			return nil, false, false, false
 		}
 	}
-	return nil, false, false
+	return nil, false, false, false
 }
 
 // stringSpecial marks the bytes a string scan stops at: the quote, the
-// backslash and the control characters JSON does not allow unescaped.
+// backslash, the control characters JSON does not allow unescaped, and
+// the bytes of 0x80 and more (UTF-8 to check). It is never written.
 var stringSpecial = func() (t [256]bool) {
 	for c := range 0x20 {
+		t[c] = true
+	}
+	for c := 0x80; c < 0x100; c++ {
 		t[c] = true
 	}
 	t['"'], t['\\'] = true, true
 	return t
 }()
+
+// integer reads a number, and its value when it is a plain integer of at
+// most 18 digits (plain false: read the text with parseInt).
+func (s *scanner) integer() (v int64, text []byte, plain, ok bool) {
+	s.ws()
+	start, i, d := s.pos, s.pos, s.data
+	neg := i < len(d) && d[i] == '-'
+	if neg {
+		i++
+	}
+	first := i
+	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+		v = v*10 + int64(d[i]-'0')
+		i++
+	}
+	n := i - first
+	if n == 0 || (n > 1 && d[first] == '0') {
+		return 0, nil, false, false
+	}
+	if n <= 18 && (i == len(d) || (d[i] != '.' && d[i] != 'e' && d[i] != 'E')) {
+		s.pos = i
+		if neg {
+			v = -v
+		}
+		return v, d[start:i], true, true
+	}
+	text, ok = s.number()
+	return 0, text, false, ok
+}
 
 // number reads a number's text, checked against JSON's grammar.
 func (s *scanner) number() ([]byte, bool) {

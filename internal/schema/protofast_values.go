@@ -157,13 +157,13 @@ func (p *protoFast) stringOrBytes(f *fastField) ([]byte, error) {
 	if p.sc.kind() != kindString {
 		return nil, p.failf("expected a string for %s field, got %s", f.kind, p.got())
 	}
-	raw, escaped, ok := p.sc.str()
+	raw, escaped, high, ok := p.sc.strInfo()
 	if !ok {
 		return nil, p.syntax("invalid string")
 	}
 	if f.kind == protoreflect.StringKind {
 		if !escaped {
-			if !utf8.Valid(raw) {
+			if high && !utf8.Valid(raw) {
 				return nil, p.failf("string %s is not valid UTF-8", quoteShort(raw))
 			}
 			return raw, nil
@@ -211,9 +211,14 @@ func (p *protoFast) scalar(f *fastField) (uint64, error) {
 	var text []byte
 	switch k {
 	case kindNumber:
-		num, ok := p.sc.number()
+		v, num, plain, ok := p.sc.integer()
 		if !ok {
 			return 0, p.syntax("invalid number")
+		}
+		if plain && f.kind != protoreflect.FloatKind && f.kind != protoreflect.DoubleKind {
+			if bits, err := plainIntegerBits(f.kind, v); err == nil {
+				return bits, nil
+			}
 		}
 		text = num
 	case kindString:
@@ -264,6 +269,37 @@ func (p *protoFast) enumValue(f *fastField, k jsonKind) (uint64, error) {
 		return uint64(n), nil
 	}
 	return 0, p.failf("expected an enum name or number, got %s", p.got())
+}
+
+// plainIntegerBits is integerBits for an integer already read; an error
+// sends the caller to integerBits (and its message).
+func plainIntegerBits(k protoreflect.Kind, n int64) (uint64, error) {
+	switch k {
+	case protoreflect.Int64Kind, protoreflect.Sfixed64Kind:
+		return uint64(n), nil
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		if n >= 0 {
+			return uint64(n), nil
+		}
+	case protoreflect.Sint64Kind:
+		return protowire.EncodeZigZag(n), nil
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		if n >= 0 && n <= math.MaxUint32 {
+			return uint64(n), nil
+		}
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		if n < math.MinInt32 || n > math.MaxInt32 {
+			break
+		}
+		switch k {
+		case protoreflect.Sint32Kind:
+			return uint64(uint32(int32(n)<<1 ^ int32(n)>>31)), nil
+		case protoreflect.Sfixed32Kind:
+			return uint64(uint32(int32(n))), nil
+		}
+		return uint64(n), nil
+	}
+	return integerBits(k, strconv.AppendInt(nil, n, 10)) // out of range: its error
 }
 
 // integerBits reads an integer of kind k (a JSON number, or its text in a
