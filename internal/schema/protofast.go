@@ -36,6 +36,7 @@ type fastMessage struct {
 // fastField is one field of a fastMessage.
 type fastField struct {
 	name     string // the proto name, for paths
+	jsonName string
 	num      protowire.Number
 	kind     protoreflect.Kind
 	list     bool
@@ -101,7 +102,7 @@ func (c *fastCompiler) message(md protoreflect.MessageDescriptor) *fastMessage {
 
 // field compiles one field.
 func (c *fastCompiler) field(fd protoreflect.FieldDescriptor) fastField {
-	f := fastField{name: string(fd.Name()), num: fd.Number(), kind: fd.Kind(), list: fd.IsList(), packed: fd.IsPacked(),
+	f := fastField{name: string(fd.Name()), jsonName: fd.JSONName(), num: fd.Number(), kind: fd.Kind(), list: fd.IsList(), packed: fd.IsPacked(),
 		presence: fd.HasPresence(), oneof: -1}
 	switch fd.Kind() {
 	case protoreflect.GroupKind:
@@ -162,28 +163,18 @@ func (p *protoFast) members(dst []byte, m *fastMessage, base, depth int) ([]byte
 	if p.sc.consume('}') {
 		return dst, nil
 	}
+	next := 0 // the field after the last one: the likeliest next member
 	for {
-		raw, escaped, ok := p.sc.str()
-		if !ok || !p.sc.consume(':') {
-			return dst, p.syntax("expected a field name and : in an object")
+		i, err := p.memberName(m, next)
+		if err != nil {
+			return dst, err
 		}
-		name := raw
-		if escaped {
-			if p.text, ok = decodeString(p.text[:0], raw, true); !ok {
-				return dst, p.syntax("invalid string escape")
-			}
-			name = p.text
-		}
-		i, found := m.byName[string(name)]
-		if !found {
-			return dst, addStep(p.failf("unknown field in %s", m.name), pathElem{field: string(name)})
-		}
+		next = i + 1
 		f := &m.fields[i]
 		if p.seen[base+i] {
 			return dst, addStep(p.failf("given twice"), pathElem{field: f.name})
 		}
 		p.seen[base+i] = true
-		var err error
 		if dst, err = p.field(dst, m, f, base, depth); err != nil {
 			return dst, addStep(err, pathElem{field: f.name})
 		}
@@ -194,6 +185,40 @@ func (p *protoFast) members(dst []byte, m *fastMessage, base, depth int) ([]byte
 			return dst, p.syntax("expected , or } in an object")
 		}
 	}
+}
+
+// memberName reads a member's name and its colon and returns the index of
+// its field; the field declared after the last member's is compared in
+// place first, as members mostly come in declaration order.
+func (p *protoFast) memberName(m *fastMessage, next int) (int, error) {
+	if next < len(m.fields) && p.sc.ws() == '"' {
+		f, d, at := &m.fields[next], p.sc.data, p.sc.pos+1
+		for _, name := range [2]string{f.jsonName, f.name} {
+			if end := at + len(name); end < len(d) && d[end] == '"' && string(d[at:end]) == name {
+				p.sc.pos = end + 1
+				if !p.sc.consume(':') {
+					return 0, p.syntax("expected : after a field name")
+				}
+				return next, nil
+			}
+		}
+	}
+	raw, escaped, ok := p.sc.str()
+	if !ok || !p.sc.consume(':') {
+		return 0, p.syntax("expected a field name and : in an object")
+	}
+	name := raw
+	if escaped {
+		if p.text, ok = decodeString(p.text[:0], raw, true); !ok {
+			return 0, p.syntax("invalid string escape")
+		}
+		name = p.text
+	}
+	i, found := m.byName[string(name)]
+	if !found {
+		return 0, addStep(p.failf("unknown field in %s", m.name), pathElem{field: string(name)})
+	}
+	return i, nil
 }
 
 // field encodes one member's value as field f of m.
