@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/kproduce/kproduce/internal/schema"
@@ -57,6 +58,8 @@ func BenchmarkReadBatchSchema(b *testing.B) {
 				cfg.ValueEncoder = local.Encoder(1)
 			}
 			var batch Batch
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
@@ -81,7 +84,9 @@ func BenchmarkReadBatchSchema(b *testing.B) {
 					b.Fatalf("%d records", records)
 				}
 			}
+			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/record")
+			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N*n), "allocs/record")
 		})
 	}
 }
