@@ -12,9 +12,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kproduce/kproduce/internal/checkpoint"
 	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/admin"
-	"github.com/kproduce/kproduce/internal/checkpoint"
 	"github.com/kproduce/kproduce/pkg/sender"
 )
 

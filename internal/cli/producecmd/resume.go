@@ -9,12 +9,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kproduce/kproduce/internal/checkpoint"
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/internal/cli/config"
 	"github.com/kproduce/kproduce/internal/cli/input"
 	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/admin"
-	"github.com/kproduce/kproduce/internal/checkpoint"
 	"github.com/kproduce/kproduce/pkg/sender"
 )
 
