@@ -46,8 +46,10 @@ func (e *avroEncoder) members(dst []byte, n *avroNode, base, depth int) ([]byte,
 					return dst, err
 				}
 				next++
-				if dst, next, err = e.pendingFields(dst, n, base, next, depth); err != nil {
-					return dst, err
+				if next < nf && e.spans[base+next].set {
+					if dst, next, err = e.pendingFields(dst, n, base, next, depth); err != nil {
+						return dst, err
+					}
 				}
 			default:
 				e.sc.ws()
