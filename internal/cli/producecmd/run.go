@@ -49,6 +49,10 @@ type producerRun struct {
 
 // runProduce produces the records of opts and returns the exit status.
 func runProduce(ctx context.Context, opts *config.Options, s cmdutil.Streams) int {
+	if err := opts.ResolveSchemas(ctx, s.Err); err != nil {
+		cmdutil.PrintError(s.Err, err)
+		return cmdutil.ExitCode(err)
+	}
 	if opts.DryRun {
 		return runDryRun(ctx, opts, s)
 	}
