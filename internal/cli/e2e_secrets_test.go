@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -80,14 +78,6 @@ func arrivals() []arrival {
 			return []string{"--config", writeFile(t, "producer.properties", c.name+"="+c.value+"\n")}
 		}},
 	}
-}
-
-// writeFile writes a file of the test's temporary directory.
-func writeFile(t *testing.T, name, content string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
-	return path
 }
 
 // TestSecretsNeverShown gives every secret property in every way a

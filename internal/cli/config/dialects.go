@@ -25,17 +25,21 @@ const flagReaderProperty = "reader-property"
 // flagAliases maps other tools' long flag names onto kproduce's.
 func flagAliases() map[string]string {
 	return map[string]string{
-		"bootstrap-server":           "brokers",       // kafka-console-producer
-		"broker-list":                "brokers",       // kafka-console-producer (deprecated)
-		"producer-property":          "property",      // kafka-console-producer
-		"command-property":           "property",      // kafka-console-producer (KIP-1147)
-		"producer.config":            "config",        // kafka-console-producer
-		"command-config":             "config",        // kafka-console-producer (KIP-1147)
-		"request-required-acks":      "acks",          // kafka-console-producer
-		"max-memory-bytes":           "buffer-memory", // kafka-console-producer
-		"max-partition-memory-bytes": "batch-size",    // kafka-console-producer
-		"output-format":              "output",        // rpk topic produce
-		"max-message-bytes":          "batch-size",    // rpk topic produce
+		"bootstrap-server":           "brokers",         // kafka-console-producer
+		"broker-list":                "brokers",         // kafka-console-producer (deprecated)
+		"producer-property":          "property",        // kafka-console-producer
+		"command-property":           "property",        // kafka-console-producer (KIP-1147)
+		"producer.config":            "config",          // kafka-console-producer
+		"command-config":             "config",          // kafka-console-producer (KIP-1147)
+		"request-required-acks":      "acks",            // kafka-console-producer
+		"max-memory-bytes":           "buffer-memory",   // kafka-console-producer
+		"max-partition-memory-bytes": "batch-size",      // kafka-console-producer
+		"output-format":              "output",          // rpk topic produce
+		"max-message-bytes":          "batch-size",      // rpk topic produce
+		"schema-id":                  "value-schema-id", // rpk topic produce
+		"schema-key-id":              "key-schema-id",   // rpk topic produce
+		"schema-type":                "value-type",      // rpk topic produce
+		"schema-key-type":            "key-type",        // rpk topic produce
 	}
 }
 
@@ -117,8 +121,8 @@ func addDialectFlags(fs *pflag.FlagSet) {
 	}
 	fs.StringArray(flagReaderProperty, nil, "kafka-console-producer: a line reader property KEY=VALUE")
 	fs.String(flagReaderConfig, "", "kafka-console-producer: a file of line reader properties")
-	fs.String(flagLineReader, "", "kafka-console-producer: a Java reader class (refused)")
-	fs.String(flagReader, "", "kafka-console-producer: a Java reader class (refused)")
+	fs.String(flagLineReader, "", "kafka-console-producer: a Java reader class (LineMessageReader, or a Confluent schema reader)")
+	fs.String(flagReader, "", "kafka-console-producer: a Java reader class (LineMessageReader, or a Confluent schema reader)")
 	fs.BoolP(flagKcatProduce, "P", false, "kcat: produce mode (kproduce only produces)")
 	fs.BoolP(flagKcatLines, "l", false, "kcat: FILEs are read as lines (kproduce's default)")
 	fs.BoolP(flagKcatQuiet, "q", false, "kcat: quiet (-o none --log-level error)")
@@ -139,10 +143,12 @@ func addDialectFlags(fs *pflag.FlagSet) {
 // the order of propertyFlags. A Java reader class is a usage error.
 func dialectProperties(fs *pflag.FlagSet) ([]propArg, error) {
 	for _, name := range []string{flagLineReader, flagReader} {
-		if f := dialectFlag(fs, name); f != nil && !isLineMessageReader(f.Value.String()) {
+		if f := dialectFlag(fs, name); f != nil && !isLineMessageReader(f.Value.String()) &&
+			javaprops.ConfluentReaderFormat(f.Value.String()) == "" {
 			return nil, fmt.Errorf("--%s %s: %w: kproduce cannot run Java reader classes. It reads lines as LineMessageReader does "+
 				"(--property parse.key=true, parse.headers=true, ...), JSON objects (-f json), whole files (-f file) "+
-				"and rpk-style format strings (-f '%%k %%v\\n')", name, f.Value.String(), ErrBadValue)
+				"and rpk-style format strings (-f '%%k %%v\\n'), and reads JSON for Confluent's AvroMessageReader, "+
+				"ProtobufMessageReader and JsonSchemaMessageReader (io.confluent.kafka.formatter.*)", name, f.Value.String(), ErrBadValue)
 		}
 	}
 	var out []propArg
@@ -183,6 +189,23 @@ func (r *resolver) readerConfigProperties() ([]propArg, error) {
 		out = append(out, propArg{name: p.Key, value: p.Value, origin: fmt.Sprintf("%s:%d", path, p.Line), readerOnly: true})
 	}
 	return out, nil
+}
+
+// applyLineReader applies the schema console producers' --line-reader
+// (or --reader) class as --schema-format, unless --schema-format was
+// given.
+func (r *resolver) applyLineReader() {
+	if r.vals.flagChanged("schema-format") {
+		return
+	}
+	for _, name := range []string{flagLineReader, flagReader} {
+		if f := dialectFlag(r.vals.fs, name); f != nil {
+			if format := javaprops.ConfluentReaderFormat(f.Value.String()); format != "" {
+				r.vals.v.Set("schema-format", format)
+				r.overrides["schema-format"] = "flag --" + name + " " + f.Value.String()
+			}
+		}
+	}
 }
 
 // applyVerbosity applies kcat's -q and -v as --log-level, unless

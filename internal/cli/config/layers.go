@@ -182,6 +182,7 @@ func (r *resolver) layer() (*javaprops.SecuritySettings, error) {
 	}
 	r.warnings.addAll(js.Warnings)
 	r.applyVerbosity()
+	r.applyLineReader()
 	r.warnings.addAll(r.envWarnings())
 	return js, nil
 }

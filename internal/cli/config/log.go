@@ -1,6 +1,10 @@
 package config
 
-import "github.com/kproduce/kproduce/internal/cli/config/javaprops"
+import (
+	"strings"
+
+	"github.com/kproduce/kproduce/internal/cli/config/javaprops"
+)
 
 // logOptions logs the effective options at debug level, secrets redacted.
 func logOptions(o *Options) {
@@ -26,5 +30,6 @@ func logOptions(o *Options) {
 		Dur("bootstrap_timeout", o.BootstrapTimeout).
 		Str("client_id", o.ClientID).
 		Interface("java_security", javaprops.Redact(o.JavaSecurity)).
+		Str("schema_registry", javaprops.RedactURLs(strings.Join(o.Schemas.Registry.URLs, ","))).
 		Msg("options")
 }

@@ -63,6 +63,9 @@ type Options struct {
 	Connection
 	// Input says how the inputs are split into records.
 	Input input.Config
+	// Schemas are the Schema Registry settings; ResolveSchemas sets the
+	// input's encoders from them.
+	Schemas SchemaOptions
 
 	// ForceTopic says the topic was given on the command line (-t): every
 	// record goes to it, whatever topic the record names.
@@ -150,6 +153,7 @@ func buildOptions(vals optionValues, files []string, requireTopic bool) (*Option
 	o := &Options{Files: files}
 	r.readTarget(o)
 	r.readInput(o, requireTopic)
+	r.readSchemas(o, requireTopic)
 	r.readProducer(o)
 	r.readOutput(o)
 	r.readLogLevel(&o.Connection)

@@ -92,6 +92,9 @@ func (r *resolver) displayValue(spec optionSpec) string {
 			}
 		}
 		s = strings.Join(l, ",")
+		if spec.Name == "schema-registry" {
+			s = javaprops.RedactURLs(s)
+		}
 	} else {
 		s, _ = toString(v)
 	}

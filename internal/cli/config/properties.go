@@ -123,7 +123,7 @@ func (r *resolver) applyProperties(props []propArg) error {
 		if err != nil {
 			return err
 		}
-		if p.readerOnly && m.Kind != javaprops.Reader {
+		if p.readerOnly && m.Kind != javaprops.Reader && !m.Schema {
 			return fmt.Errorf("%s: %w: not a line reader property (parse.key, key.separator, parse.headers, headers.delimiter, headers.separator, headers.key.separator, null.marker, ignore.error); producer properties go to -X",
 				p.origin, ErrBadValue)
 		}

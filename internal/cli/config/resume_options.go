@@ -1,6 +1,7 @@
 package config
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 )
@@ -28,7 +29,7 @@ func (o *Options) ResumeOptions() map[string]string {
 	if in.NullEnabled {
 		null = string(in.NullMarker)
 	}
-	return map[string]string{
+	m := map[string]string{
 		"format":               format,
 		"delimiter":            string(in.Delimiter),
 		"skip-empty":           strconv.FormatBool(in.SkipEmpty),
@@ -45,6 +46,8 @@ func (o *Options) ResumeOptions() map[string]string {
 		"null":                 null,
 		"tombstone":            strconv.FormatBool(in.EmptyAsNull),
 	}
+	maps.Copy(m, o.Schemas.ResumeOptions()) // how JSON values and keys are encoded
+	return m
 }
 
 // noValue stands for an option not given (no key, no null marker), apart

@@ -185,6 +185,9 @@ func TestEveryPropertyHasItsEffect(t *testing.T) {
 	for k, v := range readerEffects() {
 		special[k] = v
 	}
+	for k, v := range schemaEffects(t) {
+		special[k] = v
+	}
 	tested := map[string]bool{}
 	for _, row := range javaprops.Table() {
 		for _, name := range row.Names() {

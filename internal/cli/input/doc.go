@@ -4,7 +4,10 @@
 // -J's output read as is, keys and values the raw bytes of their
 // strings), whole files, or what an rpk-style format string says
 // (ParseLayout), with the -k key, --null marker, -Z and -H headers
-// applied. It also opens the inputs, named pipes included.
+// applied. With Config.KeyEncoder and Config.ValueEncoder (a Schema
+// Registry's framing, see internal/schema), each key and value is a JSON
+// text encoded as it is read, a batch at a time. It also opens the inputs,
+// named pipes included.
 //
 // Invariants:
 //   - Every input file is opened before the first record is produced; a
@@ -24,6 +27,10 @@
 //     source, including skipped empty ones and failed ones.
 //   - The lines reader returns a record as soon as its delimiter has been
 //     read; it never waits for more input first.
+//   - An encoded key or value lives in the reader's buffers (Next) or the
+//     batch's chunks (ReadBatch), as valid as the record itself; a key or
+//     value that does not encode fails its record (rec.Err) alone, and a
+//     null one (JSON's null among them) stays null.
 //   - A format string's record that does not match fails on its own and
 //     reading resumes after the text that ends the format string; every
 //     record consumes input, so a reader always ends.

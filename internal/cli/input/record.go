@@ -68,6 +68,10 @@ type Config struct {
 	SkipEmpty bool
 	// MaxRecordBytes is the largest raw input record accepted.
 	MaxRecordBytes int64
+	// KeyEncoder and ValueEncoder, when set, turn every record's key and
+	// value (a JSON text each) into the bytes produced: a schema's
+	// encoding (a null key or value, or JSON's null, stays null).
+	KeyEncoder, ValueEncoder Encoder
 }
 
 // CanNameTopics reports whether records of this format may name their own
@@ -141,8 +145,18 @@ func NewReaderAt(cfg *Config, source string, r io.Reader, start Start) (Reader, 
 	return newReaderSize(cfg, source, r, inputBufferSize, start)
 }
 
-// newReaderSize is NewReaderAt with the read buffer size given.
+// newReaderSize is NewReaderAt with the read buffer size given, the
+// records' keys and values encoded when cfg says so.
 func newReaderSize(cfg *Config, source string, r io.Reader, bufSize int, start Start) (Reader, error) {
+	rd, err := newFormatReader(cfg, source, r, bufSize, start)
+	if err != nil {
+		return nil, err
+	}
+	return withEncoders(cfg, rd), nil
+}
+
+// newFormatReader returns the reader of cfg.Format.
+func newFormatReader(cfg *Config, source string, r io.Reader, bufSize int, start Start) (Reader, error) {
 	switch cfg.Format {
 	case FormatLines:
 		l := newLinesReader(cfg, source, r, bufSize)

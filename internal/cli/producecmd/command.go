@@ -143,6 +143,9 @@ const usageExamples = `  # Piping lines from a shell script: one record per line
     --property parse.key=true --property parse.headers=true
   kproduce -P -b kafka -t events -F kcat.conf -K : -Z < data.txt
 
+  # JSON lines as Avro (or Protobuf, JSON Schema), registered in a Schema Registry
+  kproduce -t orders --schema-registry http://sr:8081 --value-schema order.avsc < orders.json
+
   # TLS with a private CA, SCRAM credentials; the password from the environment
   KPRODUCE_SASL_PASSWORD=s3cret kproduce -b kafka:9093 -t events --tls-ca ca.pem \
     --sasl-mechanism SCRAM-SHA-512 --sasl-username alice < data.txt`

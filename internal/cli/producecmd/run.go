@@ -48,6 +48,10 @@ type producerRun struct {
 
 // runProduce produces the records of opts and returns the exit status.
 func runProduce(ctx context.Context, opts *config.Options, s cmdutil.Streams) int {
+	if err := opts.ResolveSchemas(ctx, s.Err); err != nil {
+		cmdutil.PrintError(s.Err, err)
+		return cmdutil.ExitCode(err)
+	}
 	start := time.Now()
 	inputs, err := openInputs(opts, s.In)
 	if err != nil {

@@ -6,15 +6,18 @@ import (
 )
 
 // jsonFormat prints one JSON object per record, failures included (with
-// an "error" member), all on stdout.
-type jsonFormat struct{}
+// an "error" member), all on stdout; with schema ids, each object names
+// them.
+type jsonFormat struct{ ids *SchemaIDs }
 
-func (jsonFormat) String() string                          { return "json" }
-func (jsonFormat) appendRecord(b []byte, r *Record) []byte { return appendJSONReport(b, r) }
-func (jsonFormat) appendDry(b []byte, r *Record) []byte    { return appendDryJSON(b, r) }
-func (jsonFormat) failuresOnStdout() bool                  { return true }
-func (jsonFormat) needsRecordBytes() bool                  { return false }
-func (jsonFormat) printsDeliveries() bool                  { return true }
+func (jsonFormat) String() string { return "json" }
+func (f jsonFormat) appendRecord(b []byte, r *Record) []byte {
+	return f.ids.close(appendJSONReport(b, r))
+}
+func (f jsonFormat) appendDry(b []byte, r *Record) []byte { return f.ids.close(appendDryJSON(b, r)) }
+func (jsonFormat) failuresOnStdout() bool                 { return true }
+func (jsonFormat) needsRecordBytes() bool                 { return false }
+func (jsonFormat) printsDeliveries() bool                 { return true }
 
 // appendJSONRecordStart opens the JSON object of a record's report:
 // {"source":..,"record":..,"topic":..,"partition":..
@@ -42,6 +45,43 @@ func appendJSONReport(b []byte, rep *Record) []byte {
 		b = appendJSONString(b, rep.Err.Error())
 	}
 	return append(b, "}\n"...)
+}
+
+// SchemaIDs are the Schema Registry ids the keys and values of a run are
+// framed with; 0: none (raw bytes).
+type SchemaIDs struct {
+	Key, Value int
+}
+
+// WithSchemaIDs returns f, whose json reports then name the schema ids as
+// key_schema_id and value_schema_id (null for none).
+func WithSchemaIDs(f Format, ids SchemaIDs) Format {
+	if _, ok := f.(jsonFormat); ok {
+		return jsonFormat{ids: &ids}
+	}
+	return f
+}
+
+// close inserts the schema ids before the "}\n" that ends a report
+// object; without ids, b is unchanged.
+func (ids *SchemaIDs) close(b []byte) []byte {
+	if ids == nil || len(b) < 2 {
+		return b
+	}
+	b = b[:len(b)-2]
+	b = append(b, `,"key_schema_id":`...)
+	b = appendID(b, ids.Key)
+	b = append(b, `,"value_schema_id":`...)
+	b = appendID(b, ids.Value)
+	return append(b, "}\n"...)
+}
+
+// appendID appends a schema id, null for 0.
+func appendID(b []byte, id int) []byte {
+	if id == 0 {
+		return append(b, "null"...)
+	}
+	return strconv.AppendInt(b, int64(id), 10)
 }
 
 // appendJSONString appends s as a JSON string. Control characters are

@@ -20,16 +20,19 @@ A property counts as the option it sets; an option's own flag wins.
 type helpSection struct {
 	title string
 	kinds []Kind
+	// schema: the Schema Registry rows, which have a section of their own.
+	schema bool
 }
 
 // helpSections are the sections of the help, in order.
 func helpSections() []helpSection {
 	return []helpSection{
-		{"Producer settings", []Kind{Mapped}},
-		{"Security (security.protocol, or kproduce's --tls and --sasl-mechanism, decide whether the ssl.* and sasl.* properties apply)", []Kind{Security}},
-		{"kafka-console-producer's line reader (--property, --reader-property): a line is headers, key and value", []Kind{Reader}},
-		{"Accepted without effect (a value that would change where records go is refused)", []Kind{Accepted}},
-		{"No equivalent in kproduce: one warning, no effect", []Kind{Knob}},
+		{"Producer settings", []Kind{Mapped}, false},
+		{"Schema Registry (Confluent's schema console producers' --property, rpk's -X registry.*)", []Kind{Mapped, Accepted}, true},
+		{"Security (security.protocol, or kproduce's --tls and --sasl-mechanism, decide whether the ssl.* and sasl.* properties apply)", []Kind{Security}, false},
+		{"kafka-console-producer's line reader (--property, --reader-property): a line is headers, key and value", []Kind{Reader}, false},
+		{"Accepted without effect (a value that would change where records go is refused)", []Kind{Accepted}, false},
+		{"No equivalent in kproduce: one warning, no effect", []Kind{Knob}, false},
 	}
 }
 
@@ -42,7 +45,7 @@ func WriteHelp(w io.Writer) error {
 	for _, sec := range helpSections() {
 		fmt.Fprintf(&b, "\n%s:\n", sec.title)
 		for _, p := range table {
-			if !slices.Contains(sec.kinds, p.Kind) {
+			if !slices.Contains(sec.kinds, p.Kind) || p.Schema != sec.schema {
 				continue
 			}
 			fmt.Fprintf(&b, "  %s\n      ", helpNames(p))

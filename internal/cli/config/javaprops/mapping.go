@@ -21,6 +21,9 @@ type Mapping struct {
 	// Warning, when not empty, is printed once: the property has no
 	// effect (Unknown, Knob, or a value without an equivalent).
 	Warning string
+	// Schema says the property is a Schema Registry one, which Confluent's
+	// schema console producers also take as line reader properties.
+	Schema bool
 }
 
 // Map says what the property name=value means to kproduce. where names
@@ -57,7 +60,7 @@ func Map(where, name, value string) (Mapping, error) {
 		}
 	}
 	if p.Kind == Accepted {
-		return Mapping{Kind: Accepted}, nil
+		return Mapping{Kind: Accepted, Schema: p.Schema}, nil
 	}
-	return Mapping{Kind: Mapped, Key: p.Option, Value: v}, nil
+	return Mapping{Kind: Mapped, Key: p.Option, Value: v, Schema: p.Schema}, nil
 }

@@ -70,6 +70,9 @@ func RedactValue(name, value string) string {
 	case SecretOptions:
 		return RedactJAAS(value)
 	}
+	if p, ok := Lookup(name); ok && p.Schema {
+		return RedactURLs(value) // a registry URL may hold user:password
+	}
 	return value
 }
 
@@ -81,6 +84,35 @@ func Redact(props map[string]string) map[string]string {
 		out[k] = RedactValue(k, v)
 	}
 	return out
+}
+
+// RedactURLs replaces the password of every URL in a comma-separated
+// list (http://user:password@host).
+func RedactURLs(list string) string {
+	parts := strings.Split(list, ",")
+	for i, p := range parts {
+		parts[i] = redactURL(p)
+	}
+	return strings.Join(parts, ",")
+}
+
+// redactURL replaces the password in a URL's user information.
+func redactURL(s string) string {
+	scheme := strings.Index(s, "://")
+	if scheme < 0 {
+		return s
+	}
+	rest := s[scheme+3:]
+	authority := rest
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		authority = rest[:end]
+	}
+	at := strings.LastIndexByte(authority, '@')
+	colon := strings.IndexByte(authority, ':')
+	if at < 0 || colon < 0 || colon > at {
+		return s
+	}
+	return s[:scheme+3] + authority[:colon+1] + Redacted + rest[at:]
 }
 
 // RedactJAAS returns a JAAS configuration with the value of every secret

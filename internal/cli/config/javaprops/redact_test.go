@@ -57,7 +57,7 @@ func TestRedactJAASWhateverTheText(t *testing.T) {
 
 func TestSecrecyOfTheTable(t *testing.T) {
 	secret := []string{"sasl.password", "pass", "ssl.key.password", "ssl.keystore.password", "ssl.truststore.password",
-		"ssl.keystore.key", "ssl.key.pem"}
+		"ssl.keystore.key", "ssl.key.pem", "sasl.oauthbearer.client.secret", "sasl.oauthbearer.client.credentials.client.secret"}
 	for _, name := range secret {
 		p, ok := Lookup(name)
 		require.True(t, ok, name)
@@ -74,7 +74,7 @@ func TestSecrecyOfTheTable(t *testing.T) {
 // TestSecrecyOfUnknownNames checks that the secrets of properties
 // kproduce has no row for yet are not shown either.
 func TestSecrecyOfUnknownNames(t *testing.T) {
-	for _, name := range []string{"sasl.oauthbearer.client.secret", "basic.auth.user.info", "bearer.auth.token",
+	for _, name := range []string{"basic.auth.user.info", "bearer.auth.token",
 		"schema.registry.basic.auth.user.info", "schema.registry.ssl.keystore.password", "schema.registry.ssl.key.password",
 		"Sasl.Password", "listener.name.x.sasl.jaas.config", "api.key", "some.credentials", "tls.PASS"} {
 		_, known := Lookup(name)
@@ -91,7 +91,9 @@ func TestSecrecyOfUnknownNames(t *testing.T) {
 // here.
 func TestSecretRowsLookSecret(t *testing.T) {
 	notSecret := map[string]bool{"tls.key": true, "ssl.key.location": true, "parse.key": true, "key.separator": true,
-		"key.serializer": true, "headers.key.separator": true, "ssl.ca.pem": true, "ssl.certificate.pem": true}
+		"key.serializer": true, "headers.key.separator": true, "ssl.ca.pem": true, "ssl.certificate.pem": true,
+		// OAUTHBEARER's endpoint and client id: a URL and a name, not secrets.
+		"sasl.oauthbearer.token.endpoint.url": true, "sasl.oauthbearer.client.credentials.client.id": true}
 	for _, p := range Table() {
 		for _, name := range p.Names() {
 			if notSecret[name] {

@@ -71,6 +71,9 @@ type Setting struct {
 	// client secret, a token) or holds secrets (a JAAS configuration):
 	// every output redacts it (RedactValue). Mark every row of a secret.
 	Secret Secrecy
+	// Schema marks the Schema Registry properties: also line reader
+	// properties of Confluent's schema console producers.
+	Schema bool
 }
 
 // Names returns every name of the property, Java's first.
@@ -109,6 +112,7 @@ func Table() []Setting {
 	t = append(t, producerProperties()...)
 	t = append(t, securityProperties()...)
 	t = append(t, rpkProperties()...)
+	t = append(t, schemaProperties()...)
 	t = append(t, readerProperties()...)
 	t = append(t, acceptedProperties()...)
 	return append(t, knobProperties()...)

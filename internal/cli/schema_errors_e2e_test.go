@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"encoding/base64"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
+)
+
+const stringAvsc = `{"type":"record","name":"R","fields":[{"name":"s","type":"string"}]}`
+
+func TestSchemaRegistryAuth(t *testing.T) {
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("alice:s3cret-pw"))
+	e := newSREnv(t, srfake.WithAuth(basic))
+	file := writeFile(t, "r.avsc", stringAvsc)
+	hostPort := strings.TrimPrefix(e.url(), "http://")
+	for name, args := range map[string][]string{
+		"flag":     {"--schema-registry", e.url(), "--schema-registry-user", "alice:s3cret-pw"},
+		"url":      {"--schema-registry", "http://alice:s3cret-pw@" + hostPort},
+		"console":  {"-X", "schema.registry.url=" + e.url(), "-X", "basic.auth.credentials.source=USER_INFO", "-X", "basic.auth.user.info=alice:s3cret-pw"},
+		"env only": {"--schema-registry", e.url()},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if name == "env only" {
+				t.Setenv("KPRODUCE_SCHEMA_REGISTRY_USER", "alice:s3cret-pw")
+			}
+			run := e.produceSR(t, `{"s":"x"}`+"\n", append([]string{"-t", "t", "--value-schema", file, "--log-level", "debug"}, args...)...)
+			require.Equal(t, 0, run.code, run.errOut)
+			assert.NotContains(t, run.errOut, "s3cret-pw")
+		})
+	}
+	t.Run("refused", func(t *testing.T) {
+		before := e.endOffset(t, "t")
+		for _, creds := range [][]string{nil, {"--schema-registry-user", "alice:wrong-pw"}} {
+			run := e.produceSR(t, `{"s":"x"}`+"\n", append([]string{"-t", "t", "--value-schema", file, "--schema-registry", e.url()}, creds...)...)
+			assert.Equal(t, 1, run.code)
+			assert.Contains(t, run.errOut, "schema registry "+e.url()+"/subjects/t-value/versions: register under subject \"t-value\": HTTP 40")
+			assert.NotContains(t, run.errOut, "wrong-pw")
+		}
+		assert.Equal(t, before, e.endOffset(t, "t"), "nothing produced")
+	})
+}
+
+func TestSchemaRegistryBearerToken(t *testing.T) {
+	e := newSREnv(t, srfake.WithAuth("Bearer tok-123"))
+	file := writeFile(t, "r.avsc", stringAvsc)
+	for _, args := range [][]string{
+		{"--schema-registry", e.url(), "--schema-registry-token", "tok-123"},
+		{"-X", "schema.registry.url=" + e.url(), "-X", "bearer.auth.credentials.source=STATIC_TOKEN", "-X", "bearer.auth.token=tok-123"},
+	} {
+		run := e.produceSR(t, `{"s":"x"}`+"\n", append([]string{"-t", "t", "--value-schema", file}, args...)...)
+		require.Equal(t, 0, run.code, run.errOut)
+	}
+}
+
+func TestSchemaConfigRedactsRegistrySecrets(t *testing.T) {
+	code, out, errOut := run(t, "", "config", "--schema-registry", "http://h:8081", "--schema-registry-user", "alice:pw-123",
+		"--schema-registry-token", "tok-456", "-X", "basic.auth.user.info=bob:pw-789", "-X", "bearer.auth.token=tok-000")
+	require.Equal(t, 2, code, "user and token together are refused: %s", errOut)
+	assert.NotContains(t, out+errOut, "pw-123")
+	assert.NotContains(t, out+errOut, "tok-456")
+	code, out, errOut = run(t, "", "config", "--schema-registry", "http://h:8081", "--schema-registry-user", "alice:pw-123",
+		"-X", "basic.auth.user.info=bob:pw-789")
+	require.Equal(t, 0, code, errOut)
+	code2, out2, errOut2 := run(t, "", "config", "-X", "bearer.auth.token=tok-000")
+	require.Equal(t, 0, code2, errOut2)
+	code3, out3, errOut3 := run(t, "", "config", "--schema-registry", "http://carol:pw-url1@h:8081", "-X", "schema.registry.url=http://dave:pw-url2@h:8081",
+		"--log-level", "debug")
+	require.Equal(t, 0, code3, errOut3)
+	out2 += out3 + errOut3
+	assert.Contains(t, out3, "http://carol:[redacted]@h:8081")
+	for _, secret := range []string{"pw-123", "pw-789", "tok-000", "pw-url1", "pw-url2"} {
+		assert.NotContains(t, out+errOut+out2+errOut2, secret)
+	}
+	assert.Contains(t, out, "schema-registry-user")
+	assert.Contains(t, out, "[redacted]")
+	assert.Contains(t, out, "flag --schema-registry-user")
+}
+
+func TestSchemaRegistryErrorsStopTheRun(t *testing.T) {
+	file := writeFile(t, "r.avsc", stringAvsc)
+	for _, tc := range []struct {
+		name  string
+		setup func(e *srEnv)
+		args  []string
+		want  string
+	}{
+		{"unknown id", nil, []string{"--value-schema-id", "999"}, `schema id 999: HTTP 404, error code 40403: schema not found`},
+		{"unknown subject", nil, []string{"--value-schema-id", "topic"}, `latest version of subject "t-value": HTTP 404, error code 40401`},
+		{"incompatible", func(e *srEnv) {
+			e.failWith("/subjects/t-value/versions", 409, 409, "Schema being registered is incompatible with an earlier schema")
+		}, []string{"--value-schema", file}, `register under subject "t-value": HTTP 409, error code 409: Schema being registered is incompatible`},
+		{"invalid", func(e *srEnv) {
+			e.failWith("/subjects/t-value/versions", 422, 42201, "Invalid schema")
+		}, []string{"--value-schema", file}, `register under subject "t-value": HTTP 422, error code 42201: Invalid schema`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newSREnv(t)
+			if tc.setup != nil {
+				tc.setup(e)
+			}
+			run := e.produceSR(t, `{"s":"x"}`+"\n", append([]string{"-t", "t", "--schema-registry", e.url()}, tc.args...)...)
+			assert.Equal(t, 1, run.code)
+			assert.Contains(t, run.errOut, "error: schema registry "+e.url())
+			assert.Contains(t, run.errOut, tc.want)
+			assert.Equal(t, 1, strings.Count(run.errOut, "\n"), "one message: %s", run.errOut)
+			assert.Zero(t, e.endOffset(t, "t"), "nothing produced")
+		})
+	}
+}
+
+func TestSchemaRegistryUnreachableOrSilent(t *testing.T) {
+	e := newSREnv(t)
+	file := writeFile(t, "r.avsc", stringAvsc)
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	refused := "http://" + closed.Addr().String()
+	require.NoError(t, closed.Close())
+	run := e.produceSR(t, `{"s":"x"}`+"\n", "-t", "t", "--schema-registry", refused, "--value-schema", file)
+	assert.Equal(t, 1, run.code)
+	assert.Contains(t, run.errOut, "schema registry "+refused+"/subjects/t-value/versions: register under subject \"t-value\": ")
+	assert.Contains(t, run.errOut, "connection refused")
+
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = silent.Close() })
+	held := make(chan net.Conn, 4)
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			held <- c // accepted, never answered
+		}
+	}()
+	t.Cleanup(func() {
+		for len(held) > 0 {
+			_ = (<-held).Close()
+		}
+	})
+	run = e.produceSR(t, `{"s":"x"}`+"\n", "-t", "t", "--schema-registry", "http://"+silent.Addr().String(), "--value-schema", file,
+		"--bootstrap-timeout", "300ms")
+	assert.Equal(t, 1, run.code)
+	assert.Contains(t, run.errOut, "no answer in time")
+	assert.Zero(t, e.endOffset(t, "t"))
+}
+
+func TestSchemaUsageErrors(t *testing.T) {
+	bad := writeFile(t, "bad.avsc", `{"type":"record","name":"R","fields":[{"name":"s","type":"strin"}]}`)
+	good := writeFile(t, "r.avsc", stringAvsc)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--value-schema", good}, "--schema-registry: "},
+		{[]string{"--schema-registry", "http://h:1", "--value-schema", bad}, "--value-schema: " + bad + ": Avro schema: record R: field s: unknown type \"strin\""},
+		{[]string{"--schema-registry", "http://h:1", "--value-schema", "/nonexistent.avsc"}, "no such file"},
+		{[]string{"--schema-registry", "http://h:1", "--value-schema", good, "--value-schema-id", "3"}, "give one of --value-schema, --value-schema-text and --value-schema-id"},
+		{[]string{"--schema-registry", "http://h:1", "--value-schema-id", "x"}, `--value-schema-id "x"`},
+		{[]string{"--schema-registry", "http://h:1", "--value-schema", good, "--subject-strategy", "nope"}, "unknown subject name strategy"},
+		{[]string{"--schema-registry", "http://h:1", "--key-schema", good}, "lines have no key to encode"},
+		{[]string{"--schema-registry", "ftp://h:1", "--value-schema", good}, "want http://host:port"},
+		{[]string{"--value-type", "a.B"}, "--value-type: "},
+		{[]string{"--line-reader", "com.example.Reader"}, "kproduce cannot run Java reader classes"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, _, errOut := run(t, "{}\n", append([]string{"-b", "127.0.0.1:1", "-t", "t"}, tc.args...)...)
+			assert.Equal(t, 2, code, errOut)
+			assert.Contains(t, errOut, tc.want)
+		})
+	}
+}
