@@ -19,7 +19,7 @@ import (
 
 const topic = checkpoint.DefaultTopic
 
-func startCluster(t *testing.T) (*kfake.Cluster, *admin.Client) {
+func startCluster(t *testing.T) (*kfake.Cluster, checkpoint.Client) {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(2), kfake.SeedTopics(3, "data"))
 	require.NoError(t, err)
@@ -27,7 +27,7 @@ func startCluster(t *testing.T) (*kfake.Cluster, *admin.Client) {
 	cl, err := admin.New(admin.Config{Brokers: c.ListenAddrs()})
 	require.NoError(t, err)
 	t.Cleanup(cl.Close)
-	return c, cl
+	return c, checkpoint.NewClient(cl)
 }
 
 func testContext(t *testing.T) context.Context {
@@ -88,7 +88,11 @@ func TestLoadNone(t *testing.T) {
 	resp, err := req.RequestWith(testContext(t), oracle)
 	require.NoError(t, err)
 	assert.Equal(t, "compact", *resp.Resources[0].Configs[0].Value)
-	md, err := cl.Metadata(testContext(t), []string{topic})
+	mreq := kmsg.NewPtrMetadataRequest()
+	mt := kmsg.NewMetadataRequestTopic()
+	mt.Topic = kmsg.StringPtr(topic)
+	mreq.Topics = append(mreq.Topics, mt)
+	md, err := mreq.RequestWith(testContext(t), oracle)
 	require.NoError(t, err)
 	assert.Len(t, md.Topics[0].Partitions, 1)
 }

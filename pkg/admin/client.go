@@ -93,6 +93,9 @@ func (c *Client) Close() {
 	}
 }
 
+// RequestTimeout is how long one attempt of a request may take.
+func (c *Client) RequestTimeout() time.Duration { return c.reqTTL }
+
 // Metadata fetches metadata for topics (nil: every topic) from the least loaded broker.
 func (c *Client) Metadata(ctx context.Context, topics []string) (*protocol.MetadataResponse, error) {
 	c.mu.Lock()

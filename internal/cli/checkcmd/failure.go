@@ -31,7 +31,7 @@ func failureReport(topic string, err error) *checkReport {
 func jsonOnError(s cmdutil.Streams, run func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		err := run(cmd, args)
-		if err != nil && wantsJSON(cmd) {
+		if err != nil && !cmdutil.IsReported(err) && wantsJSON(cmd) {
 			_ = failureReport(cmd.Flags().Lookup("topic").Value.String(), err).writeJSON(s.Out)
 		}
 		return err

@@ -46,8 +46,10 @@ type jsonFields struct {
 // valid UTF-8 are kept. null is a null key, value or header value; any
 // other non-string JSON value is sent as its compact JSON text. A record
 // must have a value (null for a tombstone). Unknown fields (kcat's offset,
-// tstype, broker, key_error...) are ignored. A topic or partition in the
-// record overrides --topic and --partition. Lines holding only white space
+// tstype, broker, key_error...) are ignored. A record's topic is used
+// unless --topic was given on the command line (the command line chooses:
+// see producecmd's topicChooser); a record's partition overrides
+// --partition. Lines holding only white space
 // are skipped but keep their record number, so numbers are line numbers.
 type jsonReader struct {
 	source    string

@@ -70,7 +70,7 @@ func (r *producerRun) prepareResume(ctx context.Context, inputs []input.Input, s
 		return fmt.Errorf("--resume: %w", err)
 	}
 	defer ac.Close()
-	found, err := checkpoint.Load(ctx, ac, topic, id)
+	found, err := checkpoint.Load(ctx, checkpoint.NewClient(ac), topic, id)
 	if err != nil {
 		return fmt.Errorf("--resume: %w", err)
 	}
