@@ -77,6 +77,7 @@ func benchProduce(b *testing.B, keyed bool, mode string) {
 	p := benchProducer(b, func(c *config) { c.SkipDeliveredPromises = strings.HasSuffix(mode, "/skipdelivered") })
 	const perRun = (256 << 10) / 101
 	run := make([]Record, perRun)
+	ptrs := ptrsOf(run)
 	val := make([]byte, 100)
 	keys := make([]byte, 10*perRun)
 	for i := range run {
@@ -111,7 +112,7 @@ func benchProduce(b *testing.B, keyed bool, mode string) {
 			}
 			fallthrough
 		default:
-			if n, err := p.ProduceBatch(ctx, run[:k], promise); err != nil || n != k {
+			if n, err := p.ProduceBatch(ctx, ptrs[:k], promise); err != nil || n != k {
 				b.Fatal(n, err)
 			}
 		}

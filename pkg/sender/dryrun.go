@@ -35,10 +35,9 @@ func (d *dryRouter) close() { d.closed.Store(true) }
 // produce places recs in order, calling promise for each with its
 // partition (and offset -1) or the error that would fail it. Its result
 // is ProduceBatch's.
-func (d *dryRouter) produce(ctx context.Context, p *Producer, recs []Record, promise func(*Record, error)) (int, error) {
+func (d *dryRouter) produce(ctx context.Context, p *Producer, recs []*Record, promise func(*Record, error)) (int, error) {
 	now := p.clock.Now()
-	for i := range recs {
-		r := &recs[i]
+	for i, r := range recs {
 		if d.closed.Load() {
 			return i, ErrClosed
 		}

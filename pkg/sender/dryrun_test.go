@@ -38,7 +38,7 @@ func dryPlace(t *testing.T, p *Producer, r Record) (int32, error) {
 	var perr error
 	calls := 0
 	recs := []Record{r}
-	n, err := p.ProduceBatch(context.Background(), recs, func(got *Record, err error) {
+	n, err := p.ProduceBatch(context.Background(), ptrsOf(recs), func(got *Record, err error) {
 		calls++
 		part, perr = got.Partition, err
 		assert.Equal(t, int64(-1), got.Offset, "a dry run gives no offset")
@@ -181,7 +181,7 @@ func TestDryRunStampsAndCloses(t *testing.T) {
 	before := time.Now()
 	recs := []Record{{Topic: "t", Partition: AnyPartition}, {Topic: "t", Partition: AnyPartition, Timestamp: time.UnixMilli(42)}}
 	var stamps []time.Time
-	_, err := p.ProduceBatch(context.Background(), recs, func(r *Record, err error) {
+	_, err := p.ProduceBatch(context.Background(), ptrsOf(recs), func(r *Record, err error) {
 		require.NoError(t, err)
 		stamps = append(stamps, r.Timestamp)
 	})
@@ -193,7 +193,7 @@ func TestDryRunStampsAndCloses(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, parts, 3)
 	require.NoError(t, p.Close(context.Background()))
-	n, err := p.ProduceBatch(context.Background(), recs, nil)
+	n, err := p.ProduceBatch(context.Background(), ptrsOf(recs), nil)
 	assert.ErrorIs(t, err, ErrClosed)
 	assert.Zero(t, n)
 }

@@ -61,7 +61,7 @@ func ExampleProducer_Produce() {
 	// Output: 3 delivered
 }
 
-// ProduceBatch copies the records into their batches, so the slice can be
+// ProduceBatch copies the records into their batches, so they can be
 // reused at once; Opaque carries what the promise needs to know of each.
 func ExampleProducer_ProduceBatch() {
 	cluster, _ := kfake.NewCluster(kfake.SeedTopics(1, "events"))
@@ -73,9 +73,9 @@ func ExampleProducer_ProduceBatch() {
 	defer p.Close(context.Background())
 
 	lines := []string{"a", "b", "c"}
-	recs := make([]sender.Record, len(lines))
+	recs := make([]*sender.Record, len(lines))
 	for i, line := range lines {
-		recs[i] = sender.Record{Topic: "events", Value: []byte(line), Opaque: i + 1} // the line number
+		recs[i] = &sender.Record{Topic: "events", Value: []byte(line), Opaque: i + 1} // the line number
 	}
 	var mu sync.Mutex
 	offsets := make(map[int]int64)

@@ -35,3 +35,12 @@ func produceTo(p *Producer, ctx context.Context, rec *Record, pos Position, prom
 	returned.Store(true)
 	return refused
 }
+
+// ptrsOf points at each of recs, for ProduceBatch.
+func ptrsOf(recs []Record) []*Record {
+	out := make([]*Record, len(recs))
+	for i := range recs {
+		out[i] = &recs[i]
+	}
+	return out
+}

@@ -144,7 +144,7 @@ func TestRecordAfterAMetadataWait(t *testing.T) {
 	}
 	errc := make(chan error, 1)
 	go func() {
-		_, err := f.p.ProduceBatch(context.Background(), recs, f.promise)
+		_, err := f.p.ProduceBatch(context.Background(), ptrsOf(recs), f.promise)
 		errc <- err
 	}()
 	waitUntil(t, "ProduceBatch to ask for the topic's metadata", func() bool { return slices.Contains(f.p.md.Topics(), "missing") })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -18,15 +19,16 @@ import (
 // and delivery timeout apply as they do to Produce). The metadata of every
 // topic of recs that is not known yet is asked for in one fetch.
 //
-// Unlike Produce, ProduceBatch copies each record into its batch: recs and
-// the bytes they reference may be reused as soon as it returns. promise
+// Unlike Produce, ProduceBatch copies each record into its batch: recs,
+// the records and the bytes they reference may be reused as soon as it
+// returns. promise
 // (which may be nil) is called once for each record handled, with a
 // *Record that is valid only during the call: the producer's own copy,
 // with the record's Topic, Partition, Offset, Timestamp and Opaque (its
 // Key, Value and Headers only with PromiseRecordBytes, and aliasing the
 // producer's memory). A record refused at once (too large, an unknown
 // partition) has its promise called before ProduceBatch returns, with the
-// element of recs itself and an error wrapping ErrNotSent; promises of the
+// record itself (an element of recs) and an error wrapping ErrNotSent; promises of the
 // records appended after it may run before.
 //
 // ProduceBatch returns how many records from the front it handled
@@ -35,7 +37,7 @@ import (
 // later record too (ctx ended, the producer was closed or stopped, a
 // transactional producer has no open transaction): that record and those
 // after it get no promise.
-func (p *Producer) ProduceBatch(ctx context.Context, recs []Record, promise func(*Record, error)) (int, error) {
+func (p *Producer) ProduceBatch(ctx context.Context, recs []*Record, promise func(*Record, error)) (int, error) {
 	if promise == nil {
 		promise = func(*Record, error) {}
 	}
@@ -47,7 +49,7 @@ func (p *Producer) ProduceBatch(ctx context.Context, recs []Record, promise func
 
 // produce is ProduceBatch, and Produce with own set: then recs is own
 // alone, and own itself is the record's reference in its batch.
-func (p *Producer) produce(ctx context.Context, recs []Record, own *Record, owner any, promise func(*Record, error)) (int, error) {
+func (p *Producer) produce(ctx context.Context, recs []*Record, own *Record, owner any, promise func(*Record, error)) (int, error) {
 	if err := p.checkAccepting(); err != nil {
 		return 0, err
 	}
@@ -55,41 +57,34 @@ func (p *Producer) produce(ctx context.Context, recs []Record, own *Record, owne
 	defer p.scratch.Put(sc)
 	b := batchSend{p: p, sc: sc, owner: owner, promise: promise, recs: recs, own: own,
 		waits: p.waits.Load(), now: p.clock.Now()}
-	ends := p.runs(recs, sc)
-	i := 0
-	for _, j := range ends {
-		if err := b.sendRun(ctx, recs[i:j], i); err != nil {
+	for i := 0; i < len(recs); {
+		end, err := b.sendRun(ctx, i)
+		if err != nil {
 			return b.stoppedAt, err
 		}
-		i = j
+		i = end
 	}
 	return len(recs), nil
 }
 
-// runs splits recs into runs (see runEnd) and returns their ends, in
-// sc.ends; meanwhile it adds every topic of recs that the metadata does not
+// addMissingTopics adds every topic of recs that the metadata does not
 // know yet, at once, so that they are fetched together before the first
 // of them is waited for.
-func (p *Producer) runs(recs []Record, sc *batchScratch) []int {
+func (p *Producer) addMissingTopics(recs []*Record) {
 	cluster := p.md.Fetch()
 	var topics []string
-	ends := sc.ends[:0]
 	last := ""
-	for i := 0; i < len(recs); {
+	for i := range recs {
 		if t := recs[i].Topic; !sameString(t, last) && t != "" {
 			last = t
-			if cluster.PartitionCount(t) == 0 {
+			if cluster.PartitionCount(t) == 0 && !slices.Contains(topics, t) {
 				topics = append(topics, t)
 			}
 		}
-		i = p.runEnd(recs, i)
-		ends = append(ends, i)
 	}
 	if len(topics) > 0 {
 		p.md.AddTopics(topics...)
 	}
-	sc.ends = ends
-	return ends
 }
 
 // checkAccepting is the error every record gets while the producer does
@@ -107,23 +102,6 @@ func (p *Producer) checkAccepting() error {
 	return nil
 }
 
-// runEnd is the end of the run of records starting at i: the records of
-// the same topic that are all unkeyed records for the partitioner or all
-// not (see unkeyed).
-func (p *Producer) runEnd(recs []Record, i int) int {
-	first := &recs[i]
-	u := p.unkeyed(first)
-	topic := first.Topic
-	j := i + 1
-	for ; j < len(recs); j++ {
-		r := &recs[j]
-		if !sameString(r.Topic, topic) || p.unkeyed(r) != u {
-			break
-		}
-	}
-	return j
-}
-
 // sameString is a == b, answered at once for the common case of one
 // string value shared by many records (the same topic name).
 func sameString(a, b string) bool {
@@ -139,7 +117,6 @@ func (p *Producer) explicit(rec *Record) bool { return p.manual && rec.Partition
 
 // batchScratch is ProduceBatch's reused memory, from Producer.scratch.
 type batchScratch struct {
-	ends    []int                // the end of each run of the batch
 	recs    []accumulator.Record // the run's records, grouped by partition
 	index   []int                // the index in the run of each of recs
 	parts   []int32              // the partition of each record of the run, -1 when refused
@@ -152,7 +129,7 @@ func newBatchScratch() any { return new(batchScratch) }
 type batchSend struct {
 	p         *Producer
 	sc        *batchScratch
-	recs      []Record             // the call's records
+	recs      []*Record            // the call's records
 	own       *Record              // Produce's record, the reference of its batch entry; nil for ProduceBatch
 	owner     any                  // the owner of the call's records in the accumulator (see complete)
 	promise   func(*Record, error) // the call's promise
@@ -166,51 +143,71 @@ type batchSend struct {
 
 // refuse reports that the record at index i of the batch was refused.
 func (b *batchSend) refuse(i int, partition int32, err error) {
-	r := &b.recs[i]
-	if b.own != nil {
-		r = b.own
-	}
+	r := b.recs[i]
 	r.Partition, r.Offset = partition, -1
 	b.promise(r, notSent(err))
 }
 
 // refuseRun refuses every record of a run whose first record is at base.
-func (b *batchSend) refuseRun(run []Record, base int, err error) {
-	for i := range run {
+func (b *batchSend) refuseRun(run []*Record, base int, err error) {
+	for i, r := range run {
 		part := AnyPartition
-		if b.p.explicit(&run[i]) {
-			part = run[i].Partition
+		if b.p.explicit(r) {
+			part = r.Partition
 		}
 		b.refuse(base+i, part, err)
 	}
 }
 
-// sendRun sends one run of records (see runEnd) whose first record is at
-// index base of the batch. It returns the error that stops the batch,
-// with stoppedAt set.
-func (b *batchSend) sendRun(ctx context.Context, run []Record, base int) error {
-	p := b.p
-	topic := run[0].Topic
+// sendRun sends the run of records (see runEnd) that starts at index i
+// of the batch, and returns where the next run starts. It returns the
+// error that stops the batch, with stoppedAt set.
+func (b *batchSend) sendRun(ctx context.Context, i int) (int, error) {
+	p, first := b.p, b.recs[i]
+	topic := first.Topic
+	if p.md.Fetch().PartitionCount(topic) == 0 {
+		p.addMissingTopics(b.recs[i:]) // the topics still to come, fetched with this one's
+	}
 	n, err := p.partitionCount(ctx, topic)
 	if err != nil {
 		if b.stops(ctx, err) {
-			b.stoppedAt = base
-			return err
+			b.stoppedAt = i
+			return i, err
 		}
-		b.refuseRun(run, base, err)
-		return nil
+		end := b.runEnd(i)
+		b.refuseRun(b.recs[i:end], i, err)
+		return end, nil
 	}
 	if w := p.waits.Load(); w != b.waits {
 		b.now, b.waits = p.clock.Now(), w
 	}
-	rs := &runSpec{base: base, topic: topic, n: n, ts: b.now.UnixMilli(), now: b.now}
-	if p.unkeyed(&run[0]) {
-		if p.sticky {
-			return b.appendSticky(ctx, b.fill(run, rs.ts), rs)
-		}
-		return b.sendEach(ctx, run, rs)
+	rs := &runSpec{base: i, topic: topic, n: n, ts: b.now.UnixMilli(), now: b.now}
+	if !p.unkeyed(first) {
+		end := b.runEnd(i)
+		return end, b.sendRouted(ctx, b.recs[i:end], rs)
 	}
-	return b.sendRouted(ctx, run, rs)
+	recs := b.fill(i, rs.ts) // the run, converted as its end is found
+	end := i + len(recs)
+	if p.sticky {
+		return end, b.appendSticky(ctx, recs, rs)
+	}
+	return end, b.sendEach(ctx, recs, rs)
+}
+
+// runEnd is the end of the run of records starting at i: the records of
+// the same topic that are all unkeyed records for the partitioner or all
+// not (see unkeyed).
+func (b *batchSend) runEnd(i int) int {
+	p, recs := b.p, b.recs
+	u, topic := p.unkeyed(recs[i]), recs[i].Topic
+	j := i + 1
+	for ; j < len(recs); j++ {
+		r := recs[j]
+		if !sameString(r.Topic, topic) || p.unkeyed(r) != u {
+			break
+		}
+	}
+	return j
 }
 
 // runSpec is what the records of a run share.
@@ -241,28 +238,47 @@ func (b *batchSend) stop(i int, err error) error {
 	return err
 }
 
-// fill copies run into the scratch records, timestamped ts unless they
-// bring their own.
-func (b *batchSend) fill(run []Record, ts int64) []accumulator.Record {
-	recs := grow(b.sc.recs, len(run))
-	for i := range run {
-		b.toAppend(&recs[i], &run[i], ts)
+// fill copies the run of unkeyed records that starts at index i of the
+// batch into the scratch records, timestamped ts unless they bring their
+// own, finding the run's end as it goes (one pass: the common case of a
+// whole batch of one topic): it stops at the first record of another
+// topic, or keyed, or naming its partition.
+func (b *batchSend) fill(i int, ts int64) []accumulator.Record {
+	recs, topic, manual := b.recs[i:], b.recs[i].Topic, b.p.manual
+	out := grow(b.sc.recs, len(recs))
+	k := 0
+	own := b.own
+	for ; k < len(recs); k++ {
+		r := recs[k]
+		if r.Key != nil || (manual && r.Partition >= 0) || !sameString(r.Topic, topic) {
+			break
+		}
+		toAppend(&out[k], r, ts, r.Opaque)
 	}
-	b.sc.recs = recs
-	return recs
+	if own != nil && k == 1 {
+		out[0].Ref = own // Produce: the caller's record is its own reference
+	}
+	b.sc.recs = out
+	return out[:k]
 }
 
 // toAppend sets dst to the accumulator's form of r, timestamped ts unless
-// it brings its own.
-func (b *batchSend) toAppend(dst *accumulator.Record, r *Record, ts int64) {
+// it brings its own, with ref as its reference.
+func toAppend(dst *accumulator.Record, r *Record, ts int64, ref any) {
 	dst.Timestamp = ts
-	if !r.Timestamp.IsZero() {
+	if r.Timestamp != (time.Time{}) && !r.Timestamp.IsZero() { // the zero value at once: the common case
 		dst.Timestamp = r.Timestamp.UnixMilli()
 	}
-	dst.Key, dst.Value, dst.Headers, dst.Ref = r.Key, r.Value, r.Headers, r.Opaque
+	dst.Key, dst.Value, dst.Headers, dst.Ref = r.Key, r.Value, r.Headers, ref
+}
+
+// refOf is the reference of r in its batch: the caller's record itself
+// for Produce, its Opaque for ProduceBatch.
+func (b *batchSend) refOf(r *Record) any {
 	if b.own != nil {
-		dst.Ref = b.own
+		return b.own
 	}
+	return r.Opaque
 }
 
 // appendSticky appends unkeyed records, in the accumulator's form, with a
@@ -327,11 +343,10 @@ func (b *batchSend) appendTo(ctx context.Context, tp accumulator.TopicPartition,
 	return nil
 }
 
-// sendEach appends a run of unkeyed records one by one, for a partitioner
-// that may choose anew for each (round-robin, random), in the sticky
-// dance (see append).
-func (b *batchSend) sendEach(ctx context.Context, run []Record, rs *runSpec) error {
-	recs := b.fill(run, rs.ts)
+// sendEach appends a run of unkeyed records, in the accumulator's form,
+// one by one, for a partitioner that may choose anew for each
+// (round-robin, random), in the sticky dance (see append).
+func (b *batchSend) sendEach(ctx context.Context, recs []accumulator.Record, rs *runSpec) error {
 	for i := range recs {
 		if err := b.append(ctx, &recs[i], rs); err != nil {
 			if !errors.Is(err, accumulator.ErrRecordTooLarge) && !errors.Is(err, ErrUnknownPartition) {

@@ -41,7 +41,7 @@ func (f *fixture) sendEach(recs []Record) {
 // fixture's promise recording each outcome; records refused at once are
 // recorded as outcomes too.
 func (f *fixture) produceBatch(ctx context.Context, recs []Record) (int, error) {
-	return f.p.ProduceBatch(ctx, recs, f.promise)
+	return f.p.ProduceBatch(ctx, ptrsOf(recs), f.promise)
 }
 
 // deliverAll steps, moving the clock by the linger, until every record
@@ -107,7 +107,7 @@ func TestProduceBatchPlacesRecordsAsProduceDoes(t *testing.T) {
 
 			batch := newFixture(t, opts)
 			recs := batch.records("t", 30, shape)
-			n, err := batch.p.ProduceBatch(context.Background(), recs, func(r *Record, err error) {
+			n, err := batch.p.ProduceBatch(context.Background(), ptrsOf(recs), func(r *Record, err error) {
 				require.NoError(t, err, "record %v", r.Opaque)
 				batch.promise(r, err)
 			})
@@ -142,7 +142,7 @@ func TestProduceBatchRefusesRecordsOneByOne(t *testing.T) {
 		}
 	})
 	refused := map[int]error{}
-	n, err := f.p.ProduceBatch(context.Background(), recs, func(r *Record, err error) {
+	n, err := f.p.ProduceBatch(context.Background(), ptrsOf(recs), func(r *Record, err error) {
 		if err == nil {
 			f.promise(r, err)
 			return

@@ -11,9 +11,9 @@ import (
 // partition: every partition is chosen under one acquisition of the
 // partitioner's lock, then the records are grouped by partition, in their
 // order, and each partition's records are appended at once.
-func (b *batchSend) sendRouted(ctx context.Context, run []Record, rs *runSpec) error {
+func (b *batchSend) sendRouted(ctx context.Context, run []*Record, rs *runSpec) error {
 	parts := b.route(run, rs)
-	recs, offsets := groupBy(b.sc, run, parts, rs.n, func(dst *accumulator.Record, r *Record) { b.toAppend(dst, r, rs.ts) })
+	recs, offsets := groupBy(b.sc, run, parts, rs.n, func(dst *accumulator.Record, r **Record) { toAppend(dst, *r, rs.ts, b.refOf(*r)) })
 	return b.appendGrouped(ctx, recs, offsets, rs)
 }
 
@@ -36,12 +36,11 @@ func (b *batchSend) appendGrouped(ctx context.Context, recs []accumulator.Record
 // route chooses the partition of each record of run: its own, or the
 // partitioner's for its key. A record naming a partition the topic does
 // not have, or given none, is refused and gets -1.
-func (b *batchSend) route(run []Record, rs *runSpec) []int32 {
+func (b *batchSend) route(run []*Record, rs *runSpec) []int32 {
 	parts := b.sc.parts[:0]
 	p := b.p
 	p.mu.Lock()
-	for i := range run {
-		r := &run[i]
+	for _, r := range run {
 		part := r.Partition
 		if !p.explicit(r) {
 			part = p.part.Partition(rs.topic, r.Key, rs.n)

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/network"
@@ -169,12 +168,12 @@ func (p *Producer) Produce(ctx context.Context, r *Record, promise func(*Record,
 	if promise == nil {
 		promise = func(*Record, error) {}
 	}
-	one := unsafe.Slice(r, 1)
+	one := [1]*Record{r}
 	var err error
 	if p.dry != nil {
-		_, err = p.dry.produce(ctx, p, one, promise)
+		_, err = p.dry.produce(ctx, p, one[:], promise)
 	} else {
-		_, err = p.produce(ctx, one, r, producePromise(promise), promise)
+		_, err = p.produce(ctx, one[:], r, producePromise(promise), promise)
 	}
 	if err != nil {
 		r.Offset = -1

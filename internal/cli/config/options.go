@@ -193,6 +193,8 @@ func (r *optionReader) readTarget(o *Options) {
 	o.Topic = strings.TrimSpace(r.str("topic"))
 	o.ForceTopic = o.Topic != "" && r.flagGiven("topic")
 	o.Partition = int32(r.integer("partition", -1, math.MaxInt32))
+	// The readers give each record its topic and partition.
+	o.Input.Topic, o.Input.ForceTopic, o.Input.Partition = o.Topic, o.ForceTopic, o.Partition
 	o.Partitioner = r.oneOf("partitioner", sender.Partitioners()...)
 }
 

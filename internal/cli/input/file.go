@@ -54,7 +54,7 @@ func (f *fileReader) Next(rec *Record) error {
 	if len(data) == 0 && f.skipEmpty {
 		return io.EOF
 	}
-	*rec = Record{Record: sender.Record{Partition: sender.AnyPartition, Headers: f.shaper.headers},
+	*rec = Record{Record: sender.Record{Topic: f.shaper.topic, Partition: f.shaper.partition, Headers: f.shaper.headers},
 		Source: f.source, Number: 1, ReadAt: time.Now()}
 	if int64(len(data)) > f.limit {
 		rec.Err = fmt.Errorf("%w: more than --max-record-bytes %d", ErrRecordTooLarge, f.limit)

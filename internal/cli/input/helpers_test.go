@@ -12,6 +12,7 @@ import (
 
 	"github.com/kproduce/kproduce/internal/escape"
 	"github.com/kproduce/kproduce/pkg/protocol"
+	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 // gotRecord is a copy of an Record that outlives the next Next call.
@@ -98,7 +99,7 @@ func newTestRand() *rand.Rand { return rand.New(rand.NewPCG(7, 11)) }
 func testConfig(t testing.TB, args ...string) *Config {
 	t.Helper()
 	cfg := &Config{Format: FormatLines, Delimiter: []byte("\n"), MaxRecordBytes: 1 << 20,
-		HeaderSeparator: []byte(","), HeaderKeySeparator: []byte(":")}
+		HeaderSeparator: []byte(","), HeaderKeySeparator: []byte(":"), Partition: sender.AnyPartition}
 	unescape := func(s string) []byte {
 		b, err := escape.Unescape(s)
 		require.NoError(t, err)

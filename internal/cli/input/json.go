@@ -120,7 +120,7 @@ func (j *jsonReader) record(rec *Record, data []byte, size int64) bool {
 	if j.split.recErr == nil && size <= j.split.limit && len(bytes.Trim(data, " \t\r\n")) == 0 {
 		return false
 	}
-	*rec = Record{Record: sender.Record{Partition: sender.AnyPartition, Headers: j.shaper.headers},
+	*rec = Record{Record: sender.Record{Topic: j.shaper.topic, Partition: j.shaper.partition, Headers: j.shaper.headers},
 		Source: j.source, Number: j.number, ReadAt: j.split.readAt}
 	if j.split.recErr != nil {
 		rec.Err = j.split.recErr
@@ -228,9 +228,9 @@ func (j *jsonReader) fill(rec *Record) {
 		if t := p.bytes(f.topic); string(t) != j.lastTopic {
 			j.lastTopic = string(t)
 		}
-		rec.Topic = j.lastTopic
+		rec.Topic = j.shaper.topicOf(j.lastTopic)
 	}
-	if f.hasPartition {
+	if f.hasPartition && f.partition >= 0 { // -1: the default partition
 		rec.Partition = int32(f.partition)
 	}
 	if f.hasTimestamp {

@@ -122,7 +122,7 @@ func (l *layoutReader) Next(rec *Record) error {
 			return err // the source could not be read
 		}
 		l.number++
-		*rec = Record{Record: sender.Record{Partition: sender.AnyPartition}, Source: l.source, Number: l.number, ReadAt: l.readAt}
+		*rec = Record{Record: sender.Record{Topic: l.shaper.topic, Partition: l.shaper.partition}, Source: l.source, Number: l.number, ReadAt: l.readAt}
 		switch {
 		case errors.Is(err, errCrossed):
 			rec.Err = l.crossedError()
@@ -315,7 +315,7 @@ func (l *layoutReader) bytesOf(sp fieldSpan) []byte {
 // build fills rec from the parts read.
 func (l *layoutReader) build(rec *Record) {
 	if sp := l.fields[partTopic]; sp.set {
-		rec.Topic = string(l.bytesOf(sp))
+		rec.Topic = l.shaper.topicOf(string(l.bytesOf(sp)))
 	}
 	var key []byte
 	if sp := l.fields[partKey]; sp.set {
@@ -340,7 +340,9 @@ func (l *layoutReader) build(rec *Record) {
 			rec.Err = fmt.Errorf("%w: partition %d out of range", ErrBadRecord, p)
 			return
 		}
-		rec.Partition = int32(p)
+		if p >= 0 { // -1: the default partition
+			rec.Partition = int32(p)
+		}
 	}
 	if l.numSet[partTimestamp] {
 		rec.Timestamp = time.UnixMilli(l.nums[partTimestamp])

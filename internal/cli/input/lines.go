@@ -6,8 +6,6 @@ import (
 	"errors"
 	"io"
 	"time"
-
-	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 // minSplitBuffer is the smallest read buffer of a splitter (bufio's own
@@ -272,7 +270,7 @@ func (l *linesReader) record(rec *Record, data []byte, size int64) bool {
 	}
 	// Every field, one by one: a struct literal would be built aside and
 	// copied whole.
-	rec.Source, rec.Number, rec.Topic, rec.Partition = l.source, l.number, "", sender.AnyPartition
+	rec.Source, rec.Number, rec.Topic, rec.Partition = l.source, l.number, l.shaper.topic, l.shaper.partition
 	rec.Key, rec.Value, rec.Headers = nil, nil, l.shaper.headers
 	rec.Timestamp, rec.ReadAt, rec.Err = time.Time{}, l.split.readAt, nil
 	switch {

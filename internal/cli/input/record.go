@@ -53,6 +53,19 @@ type Config struct {
 	RequireDelimiters bool
 	// Layout is the format string of FormatLayout.
 	Layout *Layout
+	// Topic is the topic of every record that names none ("": such a
+	// record has none, and fails); with ForceTopic (-t given on the
+	// command line), of every record, whatever topic it names, so that
+	// copying a topic (kcat -J | kproduce -t dst) never writes into the
+	// source.
+	Topic      string
+	ForceTopic bool
+	// OnTopicOverride, when set, is called with each topic a record names
+	// that ForceTopic overrides, and the topic it goes to instead (to warn).
+	OnTopicOverride func(own, topic string)
+	// Partition is the partition of every record that names none
+	// (sender.AnyPartition: the partitioner chooses).
+	Partition int32
 	// Key is the key of every record without a key of its own; nil: none.
 	Key []byte
 	// Headers are added to every record, after the record's own headers.
@@ -95,10 +108,9 @@ var ErrRecordTooLarge = errors.New("record too large")
 // Record is one record read from an input: the record to produce and
 // where it was read.
 type Record struct {
-	// Record is what is produced. Its Topic is "" for the default topic
-	// (--topic), its Partition sender.AnyPartition unless the record names
-	// one, and its Timestamp the zero time unless the record gives one
-	// (then the producer stamps it). Key, Value and Headers (the record's
+	// Record is what is produced: its Topic and Partition as Config
+	// says (its own, else the default), its Timestamp the zero time
+	// unless the record gives one (then the producer stamps it). Key, Value and Headers (the record's
 	// own, json, followed by the -H headers) are valid until the next Next
 	// call; nil is null.
 	sender.Record

@@ -92,7 +92,8 @@ func (r *producerRun) hand(ctx context.Context, i int, recs []input.Record) bool
 		at, err := r.pacer.wait(ctx)
 		if err != nil {
 			if send, _ := r.prepare(ctx, chunk, recs, false); len(send) > 0 {
-				r.report(&send[0], errInterrupted)
+				send[0].Offset = -1
+				r.report(send[0], errInterrupted)
 			}
 			return false
 		}
@@ -113,31 +114,27 @@ func (r *producerRun) hand(ctx context.Context, i int, recs []input.Record) bool
 }
 
 // prepare makes the records of one read ready for the producer, in
-// r.send: each with its topic (see topicChooser), its partition (its own,
-// else --partition, else the partitioner's) and its Origin as Opaque. A
-// record that failed to be read or has no topic is reported, not sent;
+// r.send: each with its Origin as Opaque (the readers gave them their
+// topic and partition: see input.Config.Topic). A record that failed to be
+// read or has no topic is reported, not sent;
 // with handOver the records before it are handed to the producer first, so
 // that reports keep the input's order where the producer's do (a dry
 // run). It returns the records to hand over, and false when reading must
 // stop.
-func (r *producerRun) prepare(ctx context.Context, chunk *input.Chunk, recs []input.Record, handOver bool) ([]sender.Record, bool) {
+func (r *producerRun) prepare(ctx context.Context, chunk *input.Chunk, recs []input.Record, handOver bool) ([]*sender.Record, bool) {
 	origins := input.Origins(chunk, len(recs))
 	send := r.send[:0]
 	bytes := 0
 	for k := range recs {
 		rec := &recs[k]
 		origins[k].Number = rec.Number
-		rec.Opaque, rec.Offset = &origins[k], -1
-		rec.Topic = r.topics.choose(rec.Topic)
-		if rec.Partition < 0 {
-			rec.Partition = r.opts.Partition
-		}
+		rec.Opaque = &origins[k]
 		err := rec.Err
 		if err == nil && rec.Topic == "" {
 			err = errNoTopic
 		}
 		if err == nil {
-			send = append(send, rec.Record)
+			send = append(send, &rec.Record)
 			bytes += len(rec.Key) + len(rec.Value)
 			continue
 		}
@@ -148,6 +145,7 @@ func (r *producerRun) prepare(ctx context.Context, chunk *input.Chunk, recs []in
 			}
 			send, bytes = send[:0], 0
 		}
+		rec.Offset = -1
 		r.report(&rec.Record, err)
 	}
 	r.countSent(bytes)
@@ -167,16 +165,17 @@ func (r *producerRun) countSent(bytes int) {
 // are handed on unless reading must stop). It returns false when reading
 // must stop; the records not handed over are then left unreported, as
 // records not read.
-func (r *producerRun) produce(ctx context.Context, send []sender.Record) bool {
+func (r *producerRun) produce(ctx context.Context, send []*sender.Record) bool {
 	for off := 0; off < len(send); {
 		k, err := r.prod.ProduceBatch(ctx, send[off:], r.promise)
 		if err == nil {
 			return true
 		}
-		rec := &send[off+k]
+		rec := send[off+k]
 		if r.stats != nil {
 			r.stats.sentBytes(-int64(len(rec.Key) + len(rec.Value)))
 		}
+		rec.Offset = -1
 		r.report(rec, sendError(err))
 		off += k + 1
 		if r.shouldStop(ctx) {

@@ -171,7 +171,7 @@ func (res *resumeRun) sendCheckpoint(ctx context.Context, done, final bool) erro
 	}
 	// Its Opaque, the resumeRun itself, tells the run's promise it is no
 	// input record; its failure fails its transaction.
-	recs := []sender.Record{{Topic: res.r.opts.ResumeTopic, Partition: res.partition,
+	recs := []*sender.Record{{Topic: res.r.opts.ResumeTopic, Partition: res.partition,
 		Key: []byte(res.r.opts.TransactionalID), Value: cp.Marshal(), Opaque: res}}
 	var refused error
 	_, err := res.r.prod.ProduceBatch(ctx, recs, func(_ *sender.Record, err error) {

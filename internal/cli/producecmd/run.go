@@ -32,13 +32,12 @@ type producerRun struct {
 	read    atomic.Int64 // records read so far
 	txn     *txnRun      // nil unless --transactional-id
 	resume  *resumeRun   // nil unless --resume
-	topics  *topicChooser
 	// inputEnded is set when reading ended at the end of every input (not
 	// at --count, not cut short).
 	inputEnded atomic.Bool
 	// send is the reading goroutine's memory for the records it hands to
 	// the producer.
-	send []sender.Record
+	send []*sender.Record
 
 	pacer     *pacer         // --rate; nil without
 	prog      *progress      // --progress; nil when no bar is drawn
@@ -61,7 +60,8 @@ func runProduce(ctx context.Context, opts *config.Options, s cmdutil.Streams) in
 	defer input.Close(inputs)
 	printPrompt(s.Err, s.In, &opts.Input, inputs)
 	sizes := inputSizes(inputs)
-	run := &producerRun{opts: opts, dry: opts.DryRun, topics: newTopicChooser(opts)}
+	opts.Input.OnTopicOverride = topicOverrideWarning(opts.Logger)
+	run := &producerRun{opts: opts, dry: opts.DryRun}
 	if !run.dry {
 		run.pacer, run.stats = newPacer(opts.Rate), newRunStats(opts, start)
 		if run.statsJSON, err = openStatsJSON(opts.StatsJSON, s.Out); err != nil {

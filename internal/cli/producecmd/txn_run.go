@@ -84,7 +84,7 @@ func (t *txnRun) firstFailure() string {
 // failed to be read) inside a transaction, opening one when needed and
 // committing it after --transaction-records records. It returns false when
 // reading must stop.
-func (t *txnRun) record(ctx context.Context, send []sender.Record) bool {
+func (t *txnRun) record(ctx context.Context, send []*sender.Record) bool {
 	t.ctl.Lock()
 	defer t.ctl.Unlock()
 	if t.stopped {
@@ -92,16 +92,17 @@ func (t *txnRun) record(ctx context.Context, send []sender.Record) bool {
 	}
 	if !t.open {
 		if err := t.r.prod.BeginTransaction(); err != nil {
-			for i := range send {
-				t.r.rep.Report(&send[i], sendError(err))
+			for _, rec := range send {
+				rec.Offset = -1
+				t.r.rep.Report(rec, sendError(err))
 			}
 			t.stopped = true
 			return false
 		}
 		t.open, t.count = true, 0
 	}
-	for i := range send {
-		if o, ok := send[i].Opaque.(*input.Origin); ok {
+	for _, rec := range send {
+		if o, ok := rec.Opaque.(*input.Origin); ok {
 			t.note(int32(o.Input), o.Number)
 		}
 	}
