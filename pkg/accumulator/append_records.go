@@ -123,13 +123,16 @@ func (a *Accumulator) appendRun(r *appendRequest, recs []Record) (int, AppendRes
 // appendLocked. a.mu must be held.
 func (a *Accumulator) appendFitting(b *Batch, recs []Record, r *appendRequest) int {
 	limit := min(a.fitLimit, cap(b.buf))
+	n := len(recs)
 	for i := range recs {
 		rec := &recs[i]
 		body := b.recordBodySize(rec.Timestamp, protocol.RecordTailSize(rec.Key, rec.Value, rec.Headers))
 		if len(b.buf)+protocol.VarintLen(int32(body))+body > limit {
-			return i
+			n = i
+			break
 		}
-		b.appendRecord(rec, body, r)
+		b.encodeRecord(rec, body)
 	}
-	return len(recs)
+	b.comps.addRun(r.call, r.owner, recs[:n], b.baseTimestamp)
+	return n
 }

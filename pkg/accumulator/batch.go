@@ -138,17 +138,25 @@ func (b *Batch) recordBodySize(timestamp int64, tail int) int {
 }
 
 // appendRecord encodes a record of the given body size at the end of the
-// buffer, which has room, for the append call r. The record's offset
-// delta is its index.
+// buffer, which has room, for the append call r, and adds it to the
+// completion list. The record's offset delta is its index.
 func (b *Batch) appendRecord(rec *Record, bodySize int, r *appendRequest) {
+	delta := b.encodeRecord(rec, bodySize)
+	b.comps.add(r.call, r.owner, rec.Ref, int32(delta))
+}
+
+// encodeRecord encodes a record of the given body size at the end of the
+// buffer, which has room, and returns its timestamp delta; the caller adds
+// it to the completion list.
+func (b *Batch) encodeRecord(rec *Record, bodySize int) int64 {
 	delta := rec.Timestamp - b.baseTimestamp
 	b.buf = protocol.AppendRecordOfSize(b.buf, bodySize, int32(b.count), delta, rec.Key, rec.Value, rec.Headers)
 	if delta != int64(int32(delta)) {
 		b.wideTimestamps = true
 	}
-	b.comps.add(r.call, r.owner, rec.Ref, int32(delta))
 	b.count++
 	b.maxTimestamp = max(b.maxTimestamp, rec.Timestamp)
+	return delta
 }
 
 // header is the batch header for the current records and producer state.

@@ -48,14 +48,17 @@ func (b *Batch) fireCallbacks(baseOffset, logAppendTime int64, err error) {
 	var parseErr error
 	var rec recordView
 	comps := b.comps.reader()
+	// What the records share, set once (the Callback does not change the
+	// Result); then, one by one, what they do not.
+	res.TopicPartition, res.BatchCreatedAt, res.Err = b.tp, b.createdAt, err
+	res.Key, res.Value, res.Headers = nil, nil, nil
+	offsets := err == nil && baseOffset >= 0
+	var m completion
 	for i := 0; i < b.count; i++ {
-		m := comps.next()
-		// Every field, one by one (a struct literal is built aside and
-		// copied whole): the callback may have changed them.
-		res.TopicPartition, res.Offset, res.Timestamp = b.tp, -1, b.baseTimestamp+int64(m.timestampDelta)
-		res.BatchCreatedAt, res.Key, res.Value, res.Headers = b.createdAt, nil, nil, nil
-		res.Owner, res.Ref, res.Err = m.owner, m.ref, err
-		if err == nil && baseOffset >= 0 {
+		comps.next(&m)
+		res.Offset, res.Timestamp = -1, b.baseTimestamp+int64(m.timestampDelta)
+		res.Owner, res.Ref = m.owner, m.ref
+		if offsets {
 			res.Offset = baseOffset + int64(i)
 		}
 		if parse {
@@ -92,6 +95,7 @@ func (b *Batch) parseRecord(sc *doneScratch, records *[]byte, rec *recordView, p
 	}
 	if parseErr == nil && b.acc.cfg.ResultRecords {
 		res.Key, res.Value, sc.headers, parseErr = decodeTail(rec.tail, sc.headers)
+		res.Headers = nil
 		if len(sc.headers) > 0 {
 			res.Headers = sc.headers
 		}

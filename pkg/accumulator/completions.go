@@ -1,6 +1,10 @@
 package accumulator
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+)
 
 // completions is what a batch keeps of each record besides its encoding,
 // so that Done can report records without reading the encoded (maybe
@@ -57,6 +61,60 @@ func (c *completions) add(call uint64, owner, ref any, timestampDelta int32) {
 	c.count++
 }
 
+// addRun appends recs, appended one after the other by the append call
+// numbered call, of owner, to a batch whose first record has timestamp
+// base: add for each, in one pass.
+func (c *completions) addRun(call uint64, owner any, recs []Record, base int64) {
+	if len(recs) == 0 {
+		return
+	}
+	if call != c.lastCall || len(c.owners) == 0 {
+		c.owners = append(c.owners, ownerRun{owner: owner, start: c.count})
+		c.lastCall = call
+	}
+	c.addRefs(recs)
+	last := c.lastDelta
+	for i := 0; i < len(recs); {
+		j := i // the records from i that share the last delta: a zero byte each, at once
+		for j < len(recs) && int32(recs[j].Timestamp-base) == last {
+			j++
+		}
+		c.stamps = append(c.stamps, make([]byte, j-i)...)
+		if j == len(recs) {
+			break
+		}
+		delta := int32(recs[j].Timestamp - base)
+		c.stamps = binary.AppendUvarint(c.stamps, zigzag(int64(delta)-int64(last)))
+		last = delta
+		i = j + 1
+	}
+	c.lastDelta = last
+	c.count += int32(len(recs))
+}
+
+// addRefs appends the Refs of recs, the records appended next, once a
+// record has one.
+func (c *completions) addRefs(recs []Record) {
+	if len(c.refs) == 0 {
+		first := slices.IndexFunc(recs, func(r Record) bool { return r.Ref != nil })
+		if first < 0 {
+			return
+		}
+		c.refs = slices.Grow(c.refs, int(c.count)+len(recs))
+		c.refs = c.refs[:int(c.count)+first] // the records before have none
+		recs = recs[first:]
+	}
+	for int32(len(c.refs)) < c.count {
+		c.refs = append(c.refs, nil)
+	}
+	n := len(c.refs)
+	c.refs = slices.Grow(c.refs, len(recs))[:n+len(recs)]
+	refs := c.refs[n:]
+	for i := range refs {
+		refs[i] = recs[i].Ref
+	}
+}
+
 // completion is one record as completions keeps it.
 type completion struct {
 	owner, ref     any
@@ -69,36 +127,63 @@ type completionReader struct {
 	c         *completions
 	i         int32 // the next record
 	run       int   // the owner run of record i
-	stamps    []byte
+	runEnd    int32 // where the run after it starts; MaxInt32 when it is the last
+	owner     any   // the owner of run
+	stamp     int   // the next record's delta in c.stamps
 	lastDelta int32
 }
 
 // reader returns a reader at the list's first record.
-func (c *completions) reader() completionReader { return completionReader{c: c, stamps: c.stamps} }
+func (c *completions) reader() completionReader {
+	r := completionReader{c: c}
+	r.enterRun()
+	return r
+}
 
-// next returns the next record. The list was written by add, so it is
-// well formed; reading past its end returns the last record's delta again.
-func (r *completionReader) next() completion {
+// enterRun moves the reader to the owner run of record i.
+func (r *completionReader) enterRun() {
 	c := r.c
 	for r.run+1 < len(c.owners) && c.owners[r.run+1].start <= r.i {
 		r.run++
 	}
-	var out completion
+	r.owner, r.runEnd = nil, math.MaxInt32
 	if r.run < len(c.owners) {
-		out.owner, out.run = c.owners[r.run].owner, r.run
+		r.owner = c.owners[r.run].owner
 	}
+	if r.run+1 < len(c.owners) {
+		r.runEnd = c.owners[r.run+1].start
+	}
+}
+
+// next sets out to the next record. The list was written by add, so it is
+// well formed; reading past its end gives the last record's delta again.
+func (r *completionReader) next(out *completion) {
+	if r.i >= r.runEnd {
+		r.enterRun()
+	}
+	out.owner, out.run, out.ref = r.owner, r.run, nil
+	c := r.c
 	if r.i < int32(len(c.refs)) {
 		out.ref = c.refs[r.i]
 	}
 	r.i++
-	if len(r.stamps) > 0 && r.stamps[0] == 0 { // the common case (see add)
-		r.stamps = r.stamps[1:]
-	} else if u, n := binary.Uvarint(r.stamps); n > 0 {
-		r.stamps = r.stamps[n:]
-		r.lastDelta = int32(int64(r.lastDelta) + unzigzag(u))
+	if r.stamp < len(c.stamps) && c.stamps[r.stamp] == 0 { // the common case (see add)
+		r.stamp++
+	} else {
+		r.readDelta()
 	}
 	out.timestampDelta = r.lastDelta
-	return out
+}
+
+// readDelta reads a delta that differs from the last one.
+func (r *completionReader) readDelta() {
+	if r.stamp >= len(r.c.stamps) {
+		return
+	}
+	if u, n := binary.Uvarint(r.c.stamps[r.stamp:]); n > 0 {
+		r.stamp += n
+		r.lastDelta = int32(int64(r.lastDelta) + unzigzag(u))
+	}
 }
 
 func zigzag(v int64) uint64   { return uint64(v<<1) ^ uint64(v>>63) }

@@ -39,7 +39,8 @@ func TestCompletionsRoundTrip(t *testing.T) {
 			rd := c.reader()
 			runs := 0
 			for i, want := range tt.in {
-				got := rd.next()
+				var got completion
+				rd.next(&got)
 				assert.Equal(t, want.ref, got.ref, "record %d ref", i)
 				assert.Equal(t, want.delta, got.timestampDelta, "record %d delta", i)
 				assert.True(t, sameRef(want.owner, got.owner), "record %d owner", i)
@@ -53,7 +54,8 @@ func TestCompletionsRoundTrip(t *testing.T) {
 			assert.Empty(t, c.refs)
 			c.add(9, ownerB, nil, 3)
 			rd = c.reader()
-			got := rd.next()
+			var got completion
+			rd.next(&got)
 			assert.Equal(t, int32(3), got.timestampDelta, "after reset: relative to 0 again")
 			assert.True(t, sameRef(ownerB, got.owner))
 		})
@@ -75,4 +77,59 @@ func sameRef(a, b any) bool {
 		return ok && (f == nil) == (g == nil)
 	}
 	return a == b
+}
+
+// TestCompletionsAddRunIsAddEach checks that adding a call's records in
+// one run builds the same list as adding them one by one: refs from the
+// first record that has one (in this run or an earlier one), timestamp
+// deltas relative to the batch's base, owner runs by call.
+func TestCompletionsAddRunIsAddEach(t *testing.T) {
+	ownerA, ownerB := new(int), new(int)
+	const base = 1_000_000
+	type call struct {
+		id    uint64
+		owner any
+		recs  []Record
+	}
+	recs := func(refs []any, stamps ...int64) []Record {
+		out := make([]Record, len(stamps))
+		for i, ts := range stamps {
+			out[i].Timestamp = base + ts
+			if i < len(refs) {
+				out[i].Ref = refs[i]
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		name  string
+		calls []call
+	}{
+		{"no refs", []call{{1, ownerA, recs(nil, 0, 0, 0)}, {2, ownerB, recs(nil, 5, 5)}}},
+		{"refs from the middle of a run", []call{{1, ownerA, recs([]any{nil, nil, "c", nil}, 0, 1, 1, 1)}}},
+		{"refs from a later run", []call{{1, ownerA, recs(nil, 0, 0)}, {2, ownerA, recs([]any{nil, 7}, 3, 2)}}},
+		{"same call twice", []call{{1, ownerA, recs([]any{1}, 0)}, {1, ownerA, recs([]any{2}, 0)}}},
+		{"wide deltas", []call{{1, nil, recs(nil, 0, math.MaxInt32, -base, 1<<40)}}},
+		{"empty run", []call{{1, ownerA, nil}, {2, ownerB, recs([]any{"x"}, 4)}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var each, run completions
+			for _, c := range tt.calls {
+				for i := range c.recs {
+					each.add(c.id, c.owner, c.recs[i].Ref, int32(c.recs[i].Timestamp-base))
+				}
+				run.addRun(c.id, c.owner, c.recs, base)
+			}
+			assert.Equal(t, each.stamps, run.stamps, "stamps")
+			assert.Equal(t, each.refs, run.refs, "refs")
+			assert.Equal(t, each.count, run.count, "count")
+			assert.Equal(t, each.lastDelta, run.lastDelta, "last delta")
+			require.Len(t, run.owners, len(each.owners), "owner runs")
+			for i := range each.owners {
+				assert.Equal(t, each.owners[i].start, run.owners[i].start, "owner run %d", i)
+				assert.True(t, sameRef(each.owners[i].owner, run.owners[i].owner), "owner run %d", i)
+			}
+		})
+	}
 }

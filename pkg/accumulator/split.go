@@ -111,7 +111,8 @@ func (a *Accumulator) splitPart(b *Batch, records []byte, comps *completionReade
 		p.buf = appendRewritten(p.buf, &rec, int32(i), ts-baseTs)
 		delta := int32(ts - baseTs)
 		p.wideTimestamps = p.wideTimestamps || ts-baseTs != int64(delta)
-		c := comps.next()
+		var c completion
+		comps.next(&c)
 		// The original's owner runs become the part's: a run number
 		// stands for the append call (+1: never 0, a new list's last call).
 		p.comps.add(uint64(c.run)+1, c.owner, c.ref, delta)

@@ -52,8 +52,9 @@ type Result struct {
 }
 
 // Callback receives every record's outcome exactly once, in record order
-// within a batch, on the goroutine that calls Batch.Done. It must not call
-// back into the Accumulator's blocking methods (Append, AwaitFlushCompletion).
+// within a batch, on the goroutine that calls Batch.Done. It must not change
+// the Result (the records of a batch share one), nor call back into the
+// Accumulator's blocking methods (Append, AwaitFlushCompletion).
 type Callback func(*Result)
 
 // AppendResult tells the caller of Append what happened to the deques.

@@ -253,7 +253,12 @@ func (b *batchSend) fill(i int, ts int64) []accumulator.Record {
 		if r.Key != nil || (manual && r.Partition >= 0) || !sameString(r.Topic, topic) {
 			break
 		}
-		toAppend(&out[k], r, ts, r.Opaque)
+		dst := &out[k] // toAppend, by hand: the loop is the hot path of a run
+		dst.Timestamp = ts
+		if r.Timestamp != (time.Time{}) && !r.Timestamp.IsZero() {
+			dst.Timestamp = r.Timestamp.UnixMilli()
+		}
+		dst.Key, dst.Value, dst.Headers, dst.Ref = r.Key, r.Value, r.Headers, r.Opaque
 	}
 	if own != nil && k == 1 {
 		out[0].Ref = own // Produce: the caller's record is its own reference

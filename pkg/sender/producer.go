@@ -66,8 +66,10 @@ type Producer struct {
 	missingSince map[string]time.Time // topics whose metadata wait already timed out
 
 	// promised is the Record handed to the promises of ProduceBatch, reused:
-	// promises run one at a time on the Sender's goroutine.
-	promised Record
+	// promises run one at a time on the Sender's goroutine. Its Opaque is
+	// the last promised record's until the next.
+	promised     Record
+	promiseBytes bool // PromiseRecordBytes: promised gets each record's key, value and headers
 	// waits counts the metadata waits that ended: a ProduceBatch call reads
 	// the clock again after one, so that its records count their linger,
 	// delivery timeout and timestamp from when they could go.
@@ -124,7 +126,8 @@ func newProducer(cfg config, sel network.Selector, clock network.Clock) (*Produc
 	if cfg.DryRun {
 		cfg.Metadata.AllowAutoTopicCreation = false
 	}
-	p := &Producer{cfg: cfg, clock: clock, part: cfg.Partitioner, missingSince: make(map[string]time.Time)}
+	p := &Producer{cfg: cfg, clock: clock, part: cfg.Partitioner, missingSince: make(map[string]time.Time),
+		promiseBytes: cfg.Accumulator.ResultRecords}
 	_, p.manual = cfg.Partitioner.(*manualPartitioner)
 	p.sticky = isSticky(cfg.Partitioner)
 	p.scratch.New = newBatchScratch

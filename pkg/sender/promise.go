@@ -26,12 +26,18 @@ func (p *Producer) complete(res *accumulator.Result) {
 	case batchPromise:
 		r := &p.promised
 		// Every field, one by one: a struct literal would be built aside
-		// and copied whole.
+		// and copied whole. Key, Value and Headers are set only with
+		// PromiseRecordBytes (and cleared after, so that the record keeps
+		// no batch alive); otherwise they stay nil.
 		r.Topic, r.Partition, r.Offset, r.Opaque = res.Topic, res.Partition, res.Offset, res.Ref
-		r.Key, r.Value, r.Headers = res.Key, res.Value, res.Headers
 		r.Timestamp = time.UnixMilli(res.Timestamp)
+		if p.promiseBytes {
+			r.Key, r.Value, r.Headers = res.Key, res.Value, res.Headers
+			promise(r, res.Err)
+			r.Key, r.Value, r.Headers = nil, nil, nil
+			return
+		}
 		promise(r, res.Err)
-		r.Key, r.Value, r.Headers, r.Opaque = nil, nil, nil, nil
 	case producePromise:
 		r := res.Ref.(*Record)
 		r.Partition, r.Offset = res.Partition, res.Offset

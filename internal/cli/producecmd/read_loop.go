@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/kproduce/kproduce/internal/cli/input"
 	"github.com/kproduce/kproduce/pkg/sender"
@@ -123,20 +124,21 @@ func (r *producerRun) hand(ctx context.Context, i int, recs []input.Record) bool
 // stop.
 func (r *producerRun) prepare(ctx context.Context, chunk *input.Chunk, recs []input.Record, handOver bool) ([]*sender.Record, bool) {
 	origins := input.Origins(chunk, len(recs))
-	send := r.send[:0]
+	origins = origins[:len(recs)]
+	send := slices.Grow(r.send[:0], len(recs))
 	bytes := 0
 	for k := range recs {
-		rec := &recs[k]
-		origins[k].Number = rec.Number
-		rec.Opaque = &origins[k]
-		err := rec.Err
-		if err == nil && rec.Topic == "" {
-			err = errNoTopic
-		}
-		if err == nil {
+		rec, origin := &recs[k], &origins[k]
+		origin.Number = rec.Number
+		rec.Opaque = origin
+		if rec.Err == nil && rec.Topic != "" {
 			send = append(send, &rec.Record)
 			bytes += len(rec.Key) + len(rec.Value)
 			continue
+		}
+		err := rec.Err
+		if err == nil {
+			err = errNoTopic
 		}
 		if handOver && len(send) > 0 {
 			r.countSent(bytes)

@@ -92,10 +92,8 @@ func (r *Reporter) ReportDry(rec *sender.Record, err error) { r.print(rec, err, 
 // print prints one outcome, in a dry run's forms when dry.
 func (r *Reporter) print(rec *sender.Record, err error, dry bool) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	rep := &r.rep
+	rep := &r.rep // no defers: this runs once a record
 	*rep = newRecord(rec, err)
-	defer func() { *rep = Record{} }()
 	if rep.Err == nil {
 		r.delivered++
 	} else {
@@ -105,15 +103,18 @@ func (r *Reporter) print(rec *sender.Record, err error, dry bool) {
 	case rep.Err != nil && !r.format.failuresOnStdout():
 		r.line = appendTextError(r.line[:0], rep)
 		r.writeErrOut(r.line)
-		return
-	case dry:
-		r.line = r.format.appendDry(r.line[:0], rep)
 	default:
-		r.line = r.format.appendRecord(r.line[:0], rep)
+		if dry {
+			r.line = r.format.appendDry(r.line[:0], rep)
+		} else {
+			r.line = r.format.appendRecord(r.line[:0], rep)
+		}
+		if len(r.line) > 0 {
+			r.writeOut(r.line)
+		}
 	}
-	if len(r.line) > 0 {
-		r.writeOut(r.line)
-	}
+	*rep = Record{}
+	r.mu.Unlock()
 }
 
 // Errorf writes a line on stderr at once.
