@@ -47,28 +47,46 @@ func (b *Batch) fireCallbacks(baseOffset, logAppendTime int64, err error) {
 	}
 	var parseErr error
 	var rec recordView
-	comps := b.comps.reader()
 	// What the records share, set once (the Callback does not change the
-	// Result); then, one by one, what they do not.
+	// Result); then, one by one, what they do not, read from the
+	// completion list an owner run at a time.
 	res.TopicPartition, res.BatchCreatedAt, res.Err = b.tp, b.createdAt, err
 	res.Key, res.Value, res.Headers = nil, nil, nil
 	offsets := err == nil && baseOffset >= 0
-	var m completion
-	for i := 0; i < b.count; i++ {
-		comps.next(&m)
-		res.Offset, res.Timestamp = -1, b.baseTimestamp+int64(m.timestampDelta)
-		res.Owner, res.Ref = m.owner, m.ref
-		if offsets {
-			res.Offset = baseOffset + int64(i)
+	c, cb := &b.comps, b.acc.cb
+	stamp, delta := 0, int32(0)
+	for run, i := 0, 0; i < b.count; run++ {
+		end := b.count
+		res.Owner = nil
+		if run < len(c.owners) {
+			res.Owner = c.owners[run].owner
 		}
-		if parse {
-			parseErr = b.parseRecord(sc, &records, &rec, parseErr)
+		if run+1 < len(c.owners) {
+			end = int(c.owners[run+1].start)
 		}
-		res.CreateTime = res.Timestamp
-		if logAppendTime != -1 && err == nil {
-			res.Timestamp = logAppendTime
+		for ; i < end; i++ {
+			if stamp < len(c.stamps) && c.stamps[stamp] == 0 { // nextDelta's common case, inline
+				stamp++
+			} else {
+				stamp, delta = c.readDelta(stamp, delta)
+			}
+			res.Ref = nil
+			if i < len(c.refs) {
+				res.Ref = c.refs[i]
+			}
+			res.Offset, res.Timestamp = -1, b.baseTimestamp+int64(delta)
+			if offsets {
+				res.Offset = baseOffset + int64(i)
+			}
+			if parse {
+				parseErr = b.parseRecord(sc, &records, &rec, parseErr)
+			}
+			res.CreateTime = res.Timestamp
+			if logAppendTime != -1 && err == nil {
+				res.Timestamp = logAppendTime
+			}
+			cb(res)
 		}
-		b.acc.cb(res)
 	}
 	*res = Result{}
 	clear(sc.headers)

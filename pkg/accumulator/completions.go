@@ -167,23 +167,30 @@ func (r *completionReader) next(out *completion) {
 		out.ref = c.refs[r.i]
 	}
 	r.i++
-	if r.stamp < len(c.stamps) && c.stamps[r.stamp] == 0 { // the common case (see add)
-		r.stamp++
-	} else {
-		r.readDelta()
-	}
+	r.stamp, r.lastDelta = c.nextDelta(r.stamp, r.lastDelta)
 	out.timestampDelta = r.lastDelta
 }
 
-// readDelta reads a delta that differs from the last one.
-func (r *completionReader) readDelta() {
-	if r.stamp >= len(r.c.stamps) {
-		return
+// nextDelta reads the timestamp delta of a record at index at of stamps,
+// the record before it having delta last, and returns the index after it
+// and the delta. Reading past the end gives last again.
+func (c *completions) nextDelta(at int, last int32) (int, int32) {
+	if at < len(c.stamps) && c.stamps[at] == 0 { // the common case (see add)
+		return at + 1, last
 	}
-	if u, n := binary.Uvarint(r.c.stamps[r.stamp:]); n > 0 {
-		r.stamp += n
-		r.lastDelta = int32(int64(r.lastDelta) + unzigzag(u))
+	return c.readDelta(at, last)
+}
+
+// readDelta is nextDelta for a delta that differs from the last one.
+func (c *completions) readDelta(at int, last int32) (int, int32) {
+	if at >= len(c.stamps) {
+		return at, last
 	}
+	u, n := binary.Uvarint(c.stamps[at:])
+	if n <= 0 {
+		return at, last
+	}
+	return at + n, int32(int64(last) + unzigzag(u))
 }
 
 func zigzag(v int64) uint64   { return uint64(v<<1) ^ uint64(v>>63) }

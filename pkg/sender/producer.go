@@ -150,7 +150,7 @@ func newProducer(cfg config, sel network.Selector, clock network.Clock) (*Produc
 		// Delivered batches are counted (by the Sender), not reported.
 		p.cfg.Accumulator.OnDelivered = func(accumulator.TopicPartition, int64, int) {}
 	}
-	p.acc = accumulator.New(p.cfg.Accumulator, p.complete)
+	p.acc = accumulator.New(p.cfg.Accumulator, p.completion())
 	p.sender = newSender(&p.cfg, p.client, p.acc, clock)
 	return p, nil
 }

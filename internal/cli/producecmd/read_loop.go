@@ -169,7 +169,7 @@ func (r *producerRun) countSent(bytes int) {
 // records not read.
 func (r *producerRun) produce(ctx context.Context, send []*sender.Record) bool {
 	for off := 0; off < len(send); {
-		k, err := r.prod.ProduceBatch(ctx, send[off:], r.promise)
+		k, err := r.prod.ProduceBatch(ctx, send[off:], r.promiseFn)
 		if err == nil {
 			return true
 		}

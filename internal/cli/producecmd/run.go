@@ -38,6 +38,9 @@ type producerRun struct {
 	// send is the reading goroutine's memory for the records it hands to
 	// the producer.
 	send []*sender.Record
+	// promiseFn is the promise handed to the producer: promise, or the
+	// reporter's Report itself when that is all promise would do.
+	promiseFn func(*sender.Record, error)
 
 	pacer     *pacer         // --rate; nil without
 	prog      *progress      // --progress; nil when no bar is drawn
@@ -144,6 +147,10 @@ func (r *producerRun) setUp(s cmdutil.Streams, inputs []input.Input) error {
 		// -o none: delivered records are counted, not reported one by one
 		// (failures still are).
 		opts = append(opts, sender.SkipDeliveredPromises())
+	}
+	r.promiseFn = r.promise
+	if r.stats == nil && r.txn == nil && !r.dry {
+		r.promiseFn = rep.Promise()
 	}
 	if r.prod, err = sender.New(opts...); err != nil {
 		return cmdutil.AsUsageError(err)

@@ -84,6 +84,12 @@ func (r *Reporter) CountDeliveriesWith(delivered func() int64) {
 // record's Opaque, when an *input.Origin, says where it was read.
 func (r *Reporter) Report(rec *sender.Record, err error) { r.print(rec, err, false) }
 
+// Promise returns Report as a promise for the producer (a func literal: a
+// method value would add a call to each record's report).
+func (r *Reporter) Promise() func(*sender.Record, error) {
+	return func(rec *sender.Record, err error) { r.print(rec, err, false) }
+}
+
 // ReportDry prints one dry-run outcome: a routed record (err nil) on
 // stdout (text, json or the template), a failure like a real run's
 // (stderr, or stdout in json mode).
