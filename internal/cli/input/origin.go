@@ -18,13 +18,13 @@ type Chunk struct {
 	ReadAt time.Time
 }
 
-// Origins hands out the Origins of the records of one read from one
-// allocation: the records keep pointers into it until their reports are
-// printed, so each read gets a new one.
-func Origins(chunk *Chunk, n int) []Origin {
-	out := make([]Origin, n)
+// Origins hands out the Origins of the records of one read, on chunk,
+// from one allocation: the records keep pointers into it until their
+// reports are printed, so each read gets a new one.
+func Origins(chunk *Chunk, recs []Record) []Origin {
+	out := make([]Origin, len(recs))
 	for i := range out {
-		out[i].Chunk = chunk
+		out[i] = Origin{Chunk: chunk, Number: recs[i].Number}
 	}
 	return out
 }

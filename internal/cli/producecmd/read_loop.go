@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"slices"
 
 	"github.com/kproduce/kproduce/internal/cli/input"
 	"github.com/kproduce/kproduce/pkg/sender"
@@ -123,43 +122,48 @@ func (r *producerRun) hand(ctx context.Context, i int, recs []input.Record) bool
 // run). It returns the records to hand over, and false when reading must
 // stop.
 func (r *producerRun) prepare(ctx context.Context, chunk *input.Chunk, recs []input.Record, handOver bool) ([]*sender.Record, bool) {
-	origins := input.Origins(chunk, len(recs))
-	origins = origins[:len(recs)]
-	send := slices.Grow(r.send[:0], len(recs))
-	bytes := 0
+	origins := input.Origins(chunk, recs)
+	if cap(r.send) < len(recs) {
+		r.send = make([]*sender.Record, len(recs))
+	}
+	send, n := r.send[:len(recs)], 0
 	for k := range recs {
-		rec, origin := &recs[k], &origins[k]
-		origin.Number = rec.Number
-		rec.Opaque = origin
-		if rec.Err == nil && rec.Topic != "" {
-			send = append(send, &rec.Record)
-			bytes += len(rec.Key) + len(rec.Value)
+		rec := &recs[k]
+		rec.Opaque = &origins[k]
+		if rec.Err == nil && rec.Topic != "" { // the common case: to hand over
+			send[n] = &rec.Record
+			n++
 			continue
 		}
 		err := rec.Err
 		if err == nil {
 			err = errNoTopic
 		}
-		if handOver && len(send) > 0 {
-			r.countSent(bytes)
-			if !r.produce(ctx, send) {
+		if handOver && n > 0 {
+			r.countSent(send[:n])
+			if !r.produce(ctx, send[:n]) {
 				return nil, false
 			}
-			send, bytes = send[:0], 0
+			n = 0
 		}
 		rec.Offset = -1
 		r.report(&rec.Record, err)
 	}
-	r.countSent(bytes)
-	r.send = send
-	return send, true
+	r.countSent(send[:n])
+	return send[:n], true
 }
 
-// countSent adds to the stats the key and value bytes handed over.
-func (r *producerRun) countSent(bytes int) {
-	if r.stats != nil {
-		r.stats.sentBytes(int64(bytes))
+// countSent adds to the stats the key and value bytes of records handed
+// over.
+func (r *producerRun) countSent(recs []*sender.Record) {
+	if r.stats == nil {
+		return
 	}
+	bytes := 0
+	for _, rec := range recs {
+		bytes += len(rec.Key) + len(rec.Value)
+	}
+	r.stats.sentBytes(int64(bytes))
 }
 
 // produce hands records to the producer, reporting a record it did not
