@@ -8,15 +8,27 @@ import (
 
 	"github.com/kproduce/kproduce/pkg/admin"
 	"github.com/kproduce/kproduce/pkg/fetch"
+	"github.com/kproduce/kproduce/pkg/fetcher"
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
-// Client is what Load needs of a cluster: *admin.Client.
+// Client is what Load needs of a cluster: an admin client (the topic) and
+// a fetcher (the records), as NewClient joins them.
 type Client interface {
 	EnsureTopic(ctx context.Context, name string, create *admin.TopicSpec) (*protocol.MetadataResponseTopic, bool, error)
 	ListOffsets(ctx context.Context, topic string, partitions []int32, timestamp int64, isolation int8) (map[int32]int64, error)
-	Fetch(ctx context.Context, opts admin.FetchOptions) (*fetch.Partition, error)
+	Fetch(ctx context.Context, opts fetcher.Options) (*fetch.Partition, error)
 }
+
+// clusterClient is an admin client with a fetcher over its connections.
+type clusterClient struct {
+	*admin.Client
+	*fetcher.Fetcher
+}
+
+// NewClient is the Client of ac: its topics, and a fetcher over its
+// connections for the records.
+func NewClient(ac *admin.Client) Client { return clusterClient{ac, fetcher.New(ac)} }
 
 // Reading parameters: the first window read back from the high watermark,
 // the wait between two looks at a last stable offset held back by another
@@ -123,7 +135,7 @@ func waitStable(ctx context.Context, c Client, topic string, p int32, hw int64) 
 func newest(ctx context.Context, c Client, topic string, p int32, from, end int64, key string) (*fetch.Record, error) {
 	var found *fetch.Record
 	for off := from; off < end; {
-		got, err := c.Fetch(ctx, admin.FetchOptions{Topic: topic, Partition: p, Offset: off,
+		got, err := c.Fetch(ctx, fetcher.Options{Topic: topic, Partition: p, Offset: off,
 			Isolation: protocol.IsolationReadCommitted, MaxBytes: fetchBytes})
 		if err != nil {
 			return nil, fmt.Errorf("reading checkpoints: %w", err)

@@ -13,22 +13,21 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kproduce/kproduce/internal/checkpoint"
-	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/admin"
 	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 const topic = checkpoint.DefaultTopic
 
-func startCluster(t *testing.T) (*kfake.Cluster, *admin.Client) {
+func startCluster(t *testing.T) (*kfake.Cluster, checkpoint.Client) {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(2), kfake.SeedTopics(3, "data"))
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
-	cl, err := admin.New(admin.Config{Bootstrap: c.ListenAddrs()})
+	cl, err := admin.New(admin.Config{Brokers: c.ListenAddrs()})
 	require.NoError(t, err)
 	t.Cleanup(cl.Close)
-	return c, cl
+	return c, checkpoint.NewClient(cl)
 }
 
 func testContext(t *testing.T) context.Context {
@@ -89,7 +88,11 @@ func TestLoadNone(t *testing.T) {
 	resp, err := req.RequestWith(testContext(t), oracle)
 	require.NoError(t, err)
 	assert.Equal(t, "compact", *resp.Resources[0].Configs[0].Value)
-	md, err := cl.Metadata(testContext(t), []string{topic})
+	mreq := kmsg.NewPtrMetadataRequest()
+	mt := kmsg.NewMetadataRequestTopic()
+	mt.Topic = kmsg.StringPtr(topic)
+	mreq.Topics = append(mreq.Topics, mt)
+	md, err := mreq.RequestWith(testContext(t), oracle)
 	require.NoError(t, err)
 	assert.Len(t, md.Topics[0].Partitions, 1)
 }
@@ -187,7 +190,7 @@ func TestLoadAfterFencingAZombie(t *testing.T) {
 	require.NoError(t, zombie.InitTransactions(ctx))
 	require.NoError(t, zombie.BeginTransaction())
 	send := func(p *sender.Producer, rec *sender.Record) {
-		require.NoError(t, p.Send(ctx, rec, accumulator.Position{}))
+		require.NoError(t, p.ProduceSync(ctx, rec))
 	}
 	send(zombie, &sender.Record{Topic: "data", Partition: 0, Value: []byte("zombie")})
 	send(zombie, &sender.Record{Topic: topic, Partition: 0, Key: []byte("load"), Value: cp("load", 3).Marshal()})
@@ -203,10 +206,8 @@ func TestLoadAfterFencingAZombie(t *testing.T) {
 }
 
 func newProducer(t *testing.T, c *kfake.Cluster, id string) *sender.Producer {
-	cfg := sender.DefaultConfig()
-	cfg.Bootstrap = c.ListenAddrs()
-	cfg.TransactionalID = id
-	p, err := sender.New(cfg, func(*accumulator.Result) {})
+	p, err := sender.New(sender.SeedBrokers(c.ListenAddrs()...), sender.TransactionalID(id),
+		sender.WithPartitioner(sender.ManualPartitioner(nil)))
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

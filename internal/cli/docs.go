@@ -24,8 +24,7 @@ var manDate = time.Date(2026, time.December, 1, 0, 0, 0, 0, time.UTC)
 // from the command tree: Markdown under dir/reference and man pages under
 // dir/man. Files already there are replaced.
 func GenerateDocs(dir string) error {
-	var code int
-	root := NewRootCommand(cmdutil.Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}, &code)
+	root := NewRootCommand(cmdutil.Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
 	disableAutoGenTags(root)
 	md := filepath.Join(dir, "reference")
 	man := filepath.Join(dir, "man")

@@ -27,8 +27,7 @@ type secretCase struct {
 // with a value holding a secret of its own. The JAAS value has a Latin-1
 // user name before its password.
 func secretCases(latin1 bool) []secretCase {
-	names := []string{"sasl.oauthbearer.client.secret", "basic.auth.user.info", "bearer.auth.token",
-		"schema.registry.basic.auth.user.info", "schema.registry.ssl.keystore.password"}
+	names := []string{"schema.registry.basic.auth.user.info", "schema.registry.ssl.keystore.password"}
 	for _, p := range javaprops.Table() {
 		if p.Secret != javaprops.Public {
 			names = append(names, p.Names()...)
@@ -42,8 +41,11 @@ func secretCases(latin1 bool) []secretCase {
 	for i, name := range names {
 		secret := fmt.Sprintf("S3CRET%02dX", i)
 		value := secret
-		if javaprops.SecrecyOf(name) == javaprops.SecretOptions {
+		switch {
+		case javaprops.SecrecyOf(name) == javaprops.SecretOptions:
 			value = `org.apache.kafka.common.security.plain.PlainLoginModule required username="` + user + `" password="` + secret + `";`
+		case name == "basic.auth.user.info":
+			value = "user:" + secret // USER:PASSWORD
 		}
 		cases = append(cases, secretCase{name: name, value: value, secret: secret})
 	}

@@ -15,15 +15,15 @@ import (
 )
 
 // NewRootCommand returns the kproduce command tree: the produce command at
-// the root, its subcommands below. Running a command stores its exit
-// status in *code.
-func NewRootCommand(s cmdutil.Streams, code *int) *cobra.Command {
-	root := producecmd.NewCommand(s, code)
+// the root, its subcommands below. A command's error gives the exit status
+// (cmdutil.ExitCode).
+func NewRootCommand(s cmdutil.Streams) *cobra.Command {
+	root := producecmd.NewCommand(s, nil)
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	root.AddCommand(metadatacmd.NewCommand(s, code), checkcmd.NewCommand(s, code),
-		configcmd.NewCommand(s, code), versioncmd.NewCommand(s, code))
+	root.AddCommand(metadatacmd.NewCommand(s, nil), checkcmd.NewCommand(s, nil),
+		configcmd.NewCommand(s, nil), versioncmd.NewCommand(s))
 	addVersionFlag(root, s)
 	// cobra's completion command (bash, zsh, fish, powershell), added now
 	// so that the generated reference pages show it.
@@ -54,24 +54,22 @@ func addVersionFlag(root *cobra.Command, s cmdutil.Streams) {
 }
 
 // Execute runs kproduce with args (without the program name) and returns
-// the exit status. Errors found before anything is produced are printed
-// on stderr, a usage error with a hint to the command's --help.
+// the exit status: the one place where a command's error becomes one. An
+// error the command has not printed yet (one found before anything was
+// produced, a usage error with a hint to the command's --help) is printed
+// on stderr.
 func Execute(ctx context.Context, args []string, s cmdutil.Streams) int {
-	code := cmdutil.ExitOK
-	cmd := NewRootCommand(s, &code)
+	cmd := NewRootCommand(s)
 	cmd.SetArgs(args)
-	if ran, err := cmd.ExecuteContextC(ctx); err != nil {
+	ran, err := cmd.ExecuteContextC(ctx)
+	if err != nil && !cmdutil.IsReported(err) {
 		path := "kproduce"
 		if ran != nil {
 			path = ran.CommandPath()
 		}
 		cmdutil.PrintErrorFor(s.Err, err, path)
-		if cmdutil.IsUsageError(err) {
-			return cmdutil.ExitUsage
-		}
-		return cmdutil.ExitFailed
 	}
-	return code
+	return cmdutil.ExitCode(err)
 }
 
 // completionUsage is kproduce completion without a known shell: a usage

@@ -4,13 +4,15 @@ import (
 	"cmp"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
-// maxFreePositions bounds the recycled position slices kept for new batches.
-const maxFreePositions = 256
+// maxFreeCompletions bounds the recycled completion lists kept for new
+// batches.
+const maxFreeCompletions = 256
 
 // Accumulator queues records into per-partition batches (Kafka's
 // RecordAccumulator). Appenders and the sender goroutine share it; one
@@ -26,6 +28,8 @@ type Accumulator struct {
 	wakeup   chan struct{} // capacity 1; non-blocking sends
 	// doneScratch holds *doneScratch for reporting batches (Batch.Done).
 	doneScratch sync.Pool
+	// delivered and failed count the records of the batches done.
+	delivered, failed atomic.Int64
 
 	// waitHook, when set before any Append, is called whenever an appender
 	// starts waiting for buffer memory. Tests use it to know a goroutine is
@@ -44,7 +48,8 @@ type Accumulator struct {
 	muted       map[TopicPartition]struct{} // guarded by mu: partitions Ready and Drain skip
 	drainIndex  map[int32]int               // guarded by mu: per node, where the next Drain starts
 	drainParts  map[int32][]*deque          // guarded by mu: Drain's scratch
-	freePos     [][]byte                    // guarded by mu: recycled position list buffers
+	freeComps   []completions               // guarded by mu: recycled completion lists
+	calls       uint64                      // guarded by mu: append calls so far (see completions.lastCall)
 	nextExpiry  time.Time                   // guarded by mu: earliest delivery deadline seen by ExpiredBatches
 	lastFill    int                         // guarded by mu: the fill of the batch last closed for appends (see deque.fill)
 }
@@ -132,10 +137,10 @@ func (a *Accumulator) newBatchLocked(tp TopicPartition, buf []byte, timestamp in
 		producerEpoch: -1,
 		baseSequence:  -1,
 	}
-	if n := len(a.freePos); n > 0 {
-		b.records.reset(a.freePos[n-1])
-		a.freePos[n-1] = nil
-		a.freePos = a.freePos[:n-1]
+	if n := len(a.freeComps); n > 0 {
+		b.comps = a.freeComps[n-1]
+		a.freeComps[n-1] = completions{}
+		a.freeComps = a.freeComps[:n-1]
 	}
 	a.incomplete[b] = struct{}{}
 	return b
@@ -153,7 +158,7 @@ func (a *Accumulator) completed(b *Batch) {
 	a.mu.Unlock()
 }
 
-// Deallocate returns the batch's memory (its buffers and position list) to
+// Deallocate returns the batch's memory (its buffers and completion list) to
 // the pool. Call it once after Done, when the batch's encoded bytes are no
 // longer referenced; Done never calls it. Before Done it does nothing, and
 // a second call does nothing. SplitAndReenqueue deallocates the batch it
@@ -166,11 +171,12 @@ func (a *Accumulator) Deallocate(b *Batch) {
 	}
 	b.deallocated = true
 	delete(a.incomplete, b)
-	if b.records.buf != nil && len(a.freePos) < maxFreePositions {
-		a.freePos = append(a.freePos, b.records.buf[:0])
+	if b.comps.stamps != nil && len(a.freeComps) < maxFreeCompletions {
+		b.comps.reset()
+		a.freeComps = append(a.freeComps, b.comps)
 	}
 	buf, compressed := b.buf, b.compressed
-	b.buf, b.compressed, b.encoded, b.records = nil, nil, nil, positionList{}
+	b.buf, b.compressed, b.encoded, b.comps = nil, nil, nil, completions{}
 	a.mu.Unlock()
 	a.pool.release(buf)
 	a.pool.release(compressed)

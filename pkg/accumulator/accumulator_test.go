@@ -134,7 +134,7 @@ func TestOversizedRecordGetsItsOwnBatch(t *testing.T) {
 	c := newTestCluster(map[string]int{"t": 1}, 1)
 	tp := TopicPartition{"t", 0}
 	appendN(t, a, tp, 0, 2, 10, t0)
-	big, err := a.Append(context.Background(), tp, 5, []byte("k"), value(2, 3*cfg.BatchSize), nil, Position{Record: 2}, false, t0)
+	big, err := a.Append(context.Background(), tp, Record{Timestamp: 5, Key: []byte("k"), Value: value(2, 3*cfg.BatchSize), Headers: nil, Ref: Position{Record: 2}}, nil, false, t0)
 	require.NoError(t, err)
 	assert.True(t, big.NewBatchCreated)
 	assert.True(t, big.BatchIsFull)
@@ -166,7 +166,7 @@ func TestRecordLargerThanBufferMemoryFailsAtOnce(t *testing.T) {
 	a, _ := newTestAccumulator(t, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // would be reported if Append waited for memory
-	_, err := a.Append(ctx, TopicPartition{"t", 0}, 0, nil, make([]byte, 64<<10), nil, Position{}, false, t0)
+	_, err := a.Append(ctx, TopicPartition{"t", 0}, Record{Timestamp: 0, Key: nil, Value: make([]byte, 64<<10), Headers: nil, Ref: Position{}}, nil, false, t0)
 	require.ErrorIs(t, err, ErrRecordTooLarge)
 	assert.NotErrorIs(t, err, context.Canceled)
 	assert.Contains(t, err.Error(), "65536 bytes")
@@ -176,7 +176,7 @@ func TestRecordLargerThanBufferMemoryFailsAtOnce(t *testing.T) {
 func TestAppendInvalidPartition(t *testing.T) {
 	a, _ := newTestAccumulator(t, testConfig())
 	for _, tp := range []TopicPartition{{"t", -1}, {"", 0}} {
-		_, err := a.Append(context.Background(), tp, 0, nil, nil, nil, Position{}, false, t0)
+		_, err := a.Append(context.Background(), tp, Record{Timestamp: 0, Key: nil, Value: nil, Headers: nil, Ref: Position{}}, nil, false, t0)
 		assert.ErrorIs(t, err, ErrInvalidPartition)
 	}
 }
@@ -186,15 +186,15 @@ func TestAbortOnNewBatch(t *testing.T) {
 	tp := TopicPartition{"t", 0}
 	ctx := context.Background()
 
-	res, err := a.Append(ctx, tp, 0, nil, []byte("v"), nil, Position{}, true, t0)
+	res, err := a.Append(ctx, tp, Record{Timestamp: 0, Key: nil, Value: []byte("v"), Headers: nil, Ref: Position{}}, nil, true, t0)
 	require.NoError(t, err)
 	assert.Equal(t, AppendResult{AbortForNewBatch: true}, res)
 	assert.False(t, a.HasUndrained(), "nothing appended")
 
-	res, err = a.Append(ctx, tp, 0, nil, []byte("v"), nil, Position{}, false, t0)
+	res, err = a.Append(ctx, tp, Record{Timestamp: 0, Key: nil, Value: []byte("v"), Headers: nil, Ref: Position{}}, nil, false, t0)
 	require.NoError(t, err)
 	assert.True(t, res.NewBatchCreated)
-	res, err = a.Append(ctx, tp, 0, nil, []byte("v"), nil, Position{}, true, t0)
+	res, err = a.Append(ctx, tp, Record{Timestamp: 0, Key: nil, Value: []byte("v"), Headers: nil, Ref: Position{}}, nil, true, t0)
 	require.NoError(t, err)
 	assert.Equal(t, AppendResult{}, res, "an open batch with room takes the record")
 }
@@ -241,8 +241,7 @@ func TestBatchSizeBound(t *testing.T) {
 		if i%3 == 0 {
 			key = []byte("key")
 		}
-		_, err := a.Append(ctx, tp, int64(rnd.IntN(1000)), key, value(i, size), []protocol.Header{{Key: "h", Value: []byte{byte(i)}}},
-			Position{Source: tp.Partition, Record: int64(i)}, false, t0)
+		_, err := a.Append(ctx, tp, Record{Timestamp: int64(rnd.IntN(1000)), Key: key, Value: value(i, size), Headers: []protocol.Header{{Key: "h", Value: []byte{byte(i)}}}, Ref: Position{Source: tp.Partition, Record: int64(i)}}, nil, false, t0)
 		require.NoError(t, err)
 		if i%97 == 0 {
 			drainAndCheck(t, a, c, cfg.BatchSize)
@@ -276,7 +275,7 @@ func drainAndCheck(t *testing.T, a *Accumulator, c *testCluster, batchSize int) 
 func TestClosedAppendFails(t *testing.T) {
 	a, _ := newTestAccumulator(t, testConfig())
 	a.Close()
-	_, err := a.Append(context.Background(), TopicPartition{"t", 0}, 0, nil, nil, nil, Position{}, false, t0)
+	_, err := a.Append(context.Background(), TopicPartition{"t", 0}, Record{Timestamp: 0, Key: nil, Value: nil, Headers: nil, Ref: Position{}}, nil, false, t0)
 	assert.ErrorIs(t, err, ErrClosed)
 }
 
@@ -298,7 +297,7 @@ func TestAbortIncompleteBatches(t *testing.T) {
 	assert.Equal(t, int64(-1), got[0].Offset)
 	assert.False(t, a.HasUndrained())
 	assert.True(t, a.HasIncomplete(), "the drained batches are not done")
-	_, err := a.Append(context.Background(), TopicPartition{"t", 0}, 0, nil, nil, nil, Position{}, false, t0)
+	_, err := a.Append(context.Background(), TopicPartition{"t", 0}, Record{Timestamp: 0, Key: nil, Value: nil, Headers: nil, Ref: Position{}}, nil, false, t0)
 	assert.ErrorIs(t, err, ErrClosed)
 	complete(t, a, inFlight, 0)
 	assert.False(t, a.HasIncomplete())

@@ -18,20 +18,21 @@ const headerRoom = protocol.RecordBatchHeaderSize
 const maxRecordBytes = math.MaxInt32 / 2
 
 // Append encodes the record straight into the open batch of tp (the varint
-// record is appended to the batch buffer; per record only its Position is
-// kept besides). timestamp is in ms since the epoch. It blocks while buffer
-// memory is exhausted, until memory is freed, ctx is done (its error is
-// returned wrapped) or the accumulator is closed (ErrClosed). A record
-// that could never fit in the buffer memory fails at once with
-// ErrRecordTooLarge.
+// record is appended to the batch buffer; per record only what Done
+// reports besides is kept: see completions). rec.Timestamp is in ms since
+// the epoch; owner (comparable or not, never compared) and rec.Ref come back
+// in the record's Result. It blocks while buffer memory is exhausted, until
+// memory is freed, ctx is done (its error is returned wrapped) or the
+// accumulator is closed (ErrClosed). A record that could never fit in the
+// buffer memory fails at once with ErrRecordTooLarge.
 //
 // If abortOnNewBatch is true and the record would need a new batch, Append
 // returns with AbortForNewBatch set and appends nothing, so that a sticky
 // partitioner can choose another partition first.
-func (a *Accumulator) Append(ctx context.Context, tp TopicPartition, timestamp int64, key, value []byte,
-	headers []protocol.Header, pos Position, abortOnNewBatch bool, now time.Time) (AppendResult, error) {
-	rec := Record{Timestamp: timestamp, Key: key, Value: value, Headers: headers, Position: pos}
-	_, res, err := a.AppendRecords(ctx, tp, []Record{rec}, abortOnNewBatch, now)
+func (a *Accumulator) Append(ctx context.Context, tp TopicPartition, rec Record, owner any,
+	abortOnNewBatch bool, now time.Time) (AppendResult, error) {
+	recs := [1]Record{rec}
+	_, res, err := a.AppendRecords(ctx, tp, recs[:], owner, abortOnNewBatch, now)
 	return res, err
 }
 
@@ -41,6 +42,8 @@ type appendRequest struct {
 	tp              TopicPartition
 	abortOnNewBatch bool
 	now             time.Time
+	owner           any    // the owner of the call's records (Result.Owner)
+	call            uint64 // the call's number, from Accumulator.calls; 0 until set under the lock
 	spare           []byte // memory obtained while unlocked, not yet used
 }
 
@@ -108,7 +111,7 @@ func (a *Accumulator) appendLocked(dq *deque, r *appendRequest, rec *Record, tai
 				a.pool.release(last.buf)
 				last.buf = buf
 			}
-			last.appendRecord(rec, body)
+			last.appendRecord(rec, body, r)
 			return AppendResult{BatchIsFull: dq.len() > 1 || last.isFull(a.limit)}, 0
 		}
 		last.appendsClosed = true
@@ -124,7 +127,7 @@ func (a *Accumulator) appendLocked(dq *deque, r *appendRequest, rec *Record, tai
 	}
 	b := a.newBatchLocked(r.tp, buf, rec.Timestamp, r.now, a.nextID)
 	a.nextID++
-	b.appendRecord(rec, b.recordBodySize(rec.Timestamp, tail))
+	b.appendRecord(rec, b.recordBodySize(rec.Timestamp, tail), r)
 	if own > a.limit {
 		b.appendsClosed = true // an oversized record travels alone
 	}

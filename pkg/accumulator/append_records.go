@@ -8,22 +8,26 @@ import (
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
-// Record is one record for AppendRecords. Key, Value and Headers are
-// copied into the batch buffer; the caller may reuse them afterwards.
+// Record is one record for Append and AppendRecords. Key, Value and
+// Headers are copied into the batch buffer; the caller may reuse them
+// afterwards.
 type Record struct {
 	Timestamp int64 // ms since the epoch
 	Key       []byte
 	Value     []byte
 	Headers   []protocol.Header
-	Position  Position
+	// Ref is the caller's reference to the record, handed back in its
+	// Result; nil costs nothing.
+	Ref any
 }
 
 // AppendRecords appends recs, in order, to the batches of tp, as Append
 // would one after the other, but under one acquisition of the lock (more
 // only when it waits for buffer memory) and with one wakeup of the sender
 // at most: the batch-at-a-time form of Append for a caller that routed a
-// run of records to one partition. now is every record's read time: a batch
-// opened by one of them counts its linger and delivery timeout from it.
+// run of records to one partition. owner is the owner of every record
+// (Result.Owner). now is every record's read time: a batch opened by one
+// of them counts its linger and delivery timeout from it.
 //
 // It returns how many records, from the front, were appended, and the
 // results of those appends combined (NewBatchCreated and BatchIsFull when
@@ -35,15 +39,15 @@ type Record struct {
 //     after it were not looked at and may be appended by another call, or
 //   - err is of the call: ErrInvalidPartition, ErrClosed, or ctx's error
 //     while waiting for memory.
-func (a *Accumulator) AppendRecords(ctx context.Context, tp TopicPartition, recs []Record, abortOnNewBatch bool,
-	now time.Time) (int, AppendResult, error) {
+func (a *Accumulator) AppendRecords(ctx context.Context, tp TopicPartition, recs []Record, owner any,
+	abortOnNewBatch bool, now time.Time) (int, AppendResult, error) {
 	if err := checkPartition(tp); err != nil {
 		return 0, AppendResult{}, err
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	r := appendRequest{tp: tp, abortOnNewBatch: abortOnNewBatch, now: now}
+	r := appendRequest{tp: tp, abortOnNewBatch: abortOnNewBatch, now: now, owner: owner}
 	var sum AppendResult
 	n := 0
 	for {
@@ -80,11 +84,15 @@ func (a *Accumulator) appendRun(r *appendRequest, recs []Record) (int, AppendRes
 	if a.closed {
 		return 0, AppendResult{}, 0, fmt.Errorf("append to %s/%d: %w", r.tp.Topic, r.tp.Partition, ErrClosed)
 	}
+	if r.call == 0 {
+		a.calls++
+		r.call = a.calls
+	}
 	dq := a.dequeLocked(r.tp)
 	var sum AppendResult
 	for i := 0; i < len(recs); i++ {
 		if last := dq.last(); last != nil && !last.appendsClosed {
-			k := a.appendFitting(last, recs[i:])
+			k := a.appendFitting(last, recs[i:], r)
 			if k > 0 {
 				sum.BatchIsFull = sum.BatchIsFull || dq.len() > 1 || last.isFull(a.limit)
 				if i += k; i == len(recs) {
@@ -113,15 +121,18 @@ func (a *Accumulator) appendRun(r *appendRequest, recs []Record) (int, AppendRes
 // (so that no size check of Append can fail), and returns how many it
 // appended: the common case of a run, without the checks and branches of
 // appendLocked. a.mu must be held.
-func (a *Accumulator) appendFitting(b *Batch, recs []Record) int {
+func (a *Accumulator) appendFitting(b *Batch, recs []Record, r *appendRequest) int {
 	limit := min(a.fitLimit, cap(b.buf))
+	n := len(recs)
 	for i := range recs {
 		rec := &recs[i]
 		body := b.recordBodySize(rec.Timestamp, protocol.RecordTailSize(rec.Key, rec.Value, rec.Headers))
 		if len(b.buf)+protocol.VarintLen(int32(body))+body > limit {
-			return i
+			n = i
+			break
 		}
-		b.appendRecord(rec, body)
+		b.encodeRecord(rec, body)
 	}
-	return len(recs)
+	b.comps.addRun(r.call, r.owner, recs[:n], b.baseTimestamp)
+	return n
 }

@@ -18,7 +18,7 @@ func records(first, n, valueSize int, now time.Time) []Record {
 	out := make([]Record, n)
 	for i := range out {
 		j := first + i
-		out[i] = Record{Timestamp: now.UnixMilli() + int64(j), Value: value(j, valueSize), Position: Position{Record: int64(j)}}
+		out[i] = Record{Timestamp: now.UnixMilli() + int64(j), Value: value(j, valueSize), Ref: Position{Record: int64(j)}}
 	}
 	return out
 }
@@ -59,11 +59,11 @@ func TestAppendRecordsMatchesAppend(t *testing.T) {
 	one, oneRec := newTestAccumulator(t, cfg)
 	for i := range recs {
 		r := &recs[i]
-		_, err := one.Append(context.Background(), tp, r.Timestamp, r.Key, r.Value, r.Headers, r.Position, false, t0)
+		_, err := one.Append(context.Background(), tp, Record{Timestamp: r.Timestamp, Key: r.Key, Value: r.Value, Headers: r.Headers, Ref: r.Ref}, nil, false, t0)
 		require.NoError(t, err)
 	}
 	run, runRec := newTestAccumulator(t, cfg)
-	n, res, err := run.AppendRecords(context.Background(), tp, recs, false, t0)
+	n, res, err := run.AppendRecords(context.Background(), tp, recs, nil, false, t0)
 	require.NoError(t, err)
 	assert.Equal(t, len(recs), n)
 	assert.True(t, res.NewBatchCreated)
@@ -94,10 +94,10 @@ func TestAppendRecordsEncodesEveryRecord(t *testing.T) {
 			for i := 0; i < 60; i++ {
 				for _, m := range mixedRecords() {
 					recs = append(recs, Record{Timestamp: m.ts + int64(i), Key: m.key, Value: m.value, Headers: m.headers,
-						Position: Position{Record: int64(len(recs))}})
+						Ref: Position{Record: int64(len(recs))}})
 				}
 			}
-			n, _, err := a.AppendRecords(context.Background(), TopicPartition{"t", 0}, recs, false, t0)
+			n, _, err := a.AppendRecords(context.Background(), TopicPartition{"t", 0}, recs, nil, false, t0)
 			require.NoError(t, err)
 			require.Equal(t, len(recs), n)
 			a.BeginFlush()
@@ -136,24 +136,24 @@ func TestAppendRecordsAbortsForNewBatch(t *testing.T) {
 	per := recordsPerBatch(cfg.BatchSize, 100)
 	recs := records(0, per+5, 100, t0)
 
-	n, res, err := a.AppendRecords(context.Background(), TopicPartition{"t", 0}, recs[:1], true, t0)
+	n, res, err := a.AppendRecords(context.Background(), TopicPartition{"t", 0}, recs[:1], nil, true, t0)
 	require.NoError(t, err)
 	assert.Equal(t, 0, n, "no batch yet: even the first record needs a new one")
 	assert.True(t, res.AbortForNewBatch)
 
-	n, res, err = a.AppendRecords(context.Background(), TopicPartition{"t", 0}, recs[:1], false, t0)
+	n, res, err = a.AppendRecords(context.Background(), TopicPartition{"t", 0}, recs[:1], nil, false, t0)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 	assert.True(t, res.NewBatchCreated)
 
-	n, res, err = a.AppendRecords(context.Background(), TopicPartition{"t", 0}, recs[1:], true, t0)
+	n, res, err = a.AppendRecords(context.Background(), TopicPartition{"t", 0}, recs[1:], nil, true, t0)
 	require.NoError(t, err)
 	assert.Equal(t, per-1, n, "the batch takes the records that fit")
 	assert.True(t, res.AbortForNewBatch)
 	assert.False(t, res.NewBatchCreated)
 
 	rest := recs[per:]
-	n, _, err = a.AppendRecords(context.Background(), TopicPartition{"t", 1}, rest, false, t0)
+	n, _, err = a.AppendRecords(context.Background(), TopicPartition{"t", 1}, rest, nil, false, t0)
 	require.NoError(t, err)
 	require.Equal(t, len(rest), n)
 	batches := drainAll(a, c, t0)
@@ -179,10 +179,10 @@ func TestAppendRecordsStopsAtATooLargeRecord(t *testing.T) {
 	recs := records(0, 6, 100, t0)
 	recs[3].Value = make([]byte, 3<<10)
 
-	n, _, err := a.AppendRecords(context.Background(), tp, recs, false, t0)
+	n, _, err := a.AppendRecords(context.Background(), tp, recs, nil, false, t0)
 	assert.ErrorIs(t, err, ErrRecordTooLarge)
 	require.Equal(t, 3, n)
-	n, _, err = a.AppendRecords(context.Background(), tp, recs[4:], false, t0)
+	n, _, err = a.AppendRecords(context.Background(), tp, recs[4:], nil, false, t0)
 	require.NoError(t, err)
 	require.Equal(t, 2, n)
 
@@ -199,17 +199,17 @@ func TestAppendRecordsRefusals(t *testing.T) {
 	a, _ := newTestAccumulator(t, testConfig())
 	recs := records(0, 3, 10, t0)
 	for _, tp := range []TopicPartition{{"", 0}, {"t", -1}} {
-		n, _, err := a.AppendRecords(context.Background(), tp, recs, false, t0)
+		n, _, err := a.AppendRecords(context.Background(), tp, recs, nil, false, t0)
 		assert.ErrorIs(t, err, ErrInvalidPartition)
 		assert.Zero(t, n)
 	}
-	n, res, err := a.AppendRecords(context.Background(), TopicPartition{"t", 0}, nil, false, t0)
+	n, res, err := a.AppendRecords(context.Background(), TopicPartition{"t", 0}, nil, nil, false, t0)
 	require.NoError(t, err)
 	assert.Zero(t, n)
 	assert.Equal(t, AppendResult{}, res)
 
 	a.Close()
-	n, _, err = a.AppendRecords(context.Background(), TopicPartition{"t", 0}, recs, false, t0)
+	n, _, err = a.AppendRecords(context.Background(), TopicPartition{"t", 0}, recs, nil, false, t0)
 	assert.ErrorIs(t, err, ErrClosed)
 	assert.Zero(t, n)
 }
@@ -238,7 +238,7 @@ func TestAppendRecordsWaitsForMemoryMidRun(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		n, _, err := a.AppendRecords(context.Background(), tp, recs, false, t0)
+		n, _, err := a.AppendRecords(context.Background(), tp, recs, nil, false, t0)
 		done <- result{n, err}
 	}()
 	<-waiting
@@ -280,7 +280,7 @@ func TestAppendRecordsContextEndsTheWait(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		n, _, err := a.AppendRecords(ctx, TopicPartition{"t", 0}, recs, false, t0)
+		n, _, err := a.AppendRecords(ctx, TopicPartition{"t", 0}, recs, nil, false, t0)
 		done <- result{n, err}
 	}()
 	<-waiting
@@ -301,7 +301,7 @@ func TestAppendRecordsWakesOnce(t *testing.T) {
 	cfg.Wakeup = func() { wakeups.Add(1) }
 	a, _ := newTestAccumulator(t, cfg)
 	per := recordsPerBatch(cfg.BatchSize, 100)
-	n, res, err := a.AppendRecords(context.Background(), TopicPartition{"t", 0}, records(0, 5*per, 100, t0), false, t0)
+	n, res, err := a.AppendRecords(context.Background(), TopicPartition{"t", 0}, records(0, 5*per, 100, t0), nil, false, t0)
 	require.NoError(t, err)
 	require.Equal(t, 5*per, n)
 	assert.True(t, res.BatchIsFull)
@@ -324,9 +324,9 @@ func TestOnDeliveredReplacesPerRecordCallbacks(t *testing.T) {
 	}
 	a, rec := newTestAccumulator(t, cfg)
 	c := newTestCluster(map[string]int{"t": 2}, 1)
-	_, _, err := a.AppendRecords(context.Background(), TopicPartition{"t", 0}, records(0, 3, 10, t0), false, t0)
+	_, _, err := a.AppendRecords(context.Background(), TopicPartition{"t", 0}, records(0, 3, 10, t0), nil, false, t0)
 	require.NoError(t, err)
-	_, _, err = a.AppendRecords(context.Background(), TopicPartition{"t", 1}, records(3, 2, 10, t0), false, t0)
+	_, _, err = a.AppendRecords(context.Background(), TopicPartition{"t", 1}, records(3, 2, 10, t0), nil, false, t0)
 	require.NoError(t, err)
 	a.BeginFlush()
 	batches := drainAll(a, c, t0)

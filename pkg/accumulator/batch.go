@@ -15,8 +15,8 @@ const (
 )
 
 // Batch is a record batch for one partition (Kafka's ProducerBatch): a
-// buffer holding the batch header space and the encoded records, the
-// records' positions, and the send state.
+// buffer holding the batch header space and the encoded records, what
+// reporting the records needs (see completions), and the send state.
 //
 // Ownership: while a batch is in a deque its record fields change under the
 // accumulator's lock (the appender writes the tail batch, the sender reads
@@ -30,14 +30,14 @@ type Batch struct {
 	id        uint64         // immutable: creation order, for flushes (split batches keep their original's)
 
 	// Record fields: guarded by acc.mu while in a deque.
-	buf           []byte       // header space then the records, uncompressed; cap charged to the pool; released by Close once compressed (see Close)
-	records       positionList // one per record, in order; its buffer recycled by Deallocate
-	count         int          // records; kept after Deallocate
-	baseTimestamp int64        // the first record's timestamp
+	buf           []byte      // header space then the records, uncompressed; cap charged to the pool; released by Close once compressed (see Close)
+	comps         completions // one per record, in order; recycled by Deallocate
+	count         int         // records; kept after Deallocate
+	baseTimestamp int64       // the first record's timestamp
 	maxTimestamp  int64
 	appendsClosed bool // no more records; set when full, drained or split
 	// wideTimestamps is set when a record's timestamp is too far from the
-	// first one for the position list: its timestamp is then read from buf, which
+	// first one for the completion list: its timestamp is then read from buf, which
 	// is kept until Deallocate.
 	wideTimestamps bool
 
@@ -138,16 +138,25 @@ func (b *Batch) recordBodySize(timestamp int64, tail int) int {
 }
 
 // appendRecord encodes a record of the given body size at the end of the
-// buffer, which has room. The record's offset delta is its index.
-func (b *Batch) appendRecord(rec *Record, bodySize int) {
+// buffer, which has room, for the append call r, and adds it to the
+// completion list. The record's offset delta is its index.
+func (b *Batch) appendRecord(rec *Record, bodySize int, r *appendRequest) {
+	delta := b.encodeRecord(rec, bodySize)
+	b.comps.add(r.call, r.owner, rec.Ref, int32(delta))
+}
+
+// encodeRecord encodes a record of the given body size at the end of the
+// buffer, which has room, and returns its timestamp delta; the caller adds
+// it to the completion list.
+func (b *Batch) encodeRecord(rec *Record, bodySize int) int64 {
 	delta := rec.Timestamp - b.baseTimestamp
 	b.buf = protocol.AppendRecordOfSize(b.buf, bodySize, int32(b.count), delta, rec.Key, rec.Value, rec.Headers)
 	if delta != int64(int32(delta)) {
 		b.wideTimestamps = true
 	}
-	b.records.add(rec.Position, int32(delta))
 	b.count++
 	b.maxTimestamp = max(b.maxTimestamp, rec.Timestamp)
+	return delta
 }
 
 // header is the batch header for the current records and producer state.

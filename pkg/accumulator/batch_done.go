@@ -17,6 +17,11 @@ func (b *Batch) Done(baseOffset, logAppendTime int64, err error) bool {
 	if !b.state.CompareAndSwap(statePending, stateDone) {
 		return false
 	}
+	if err == nil {
+		b.acc.delivered.Add(int64(b.count))
+	} else {
+		b.acc.failed.Add(int64(b.count))
+	}
 	switch cfg := &b.acc.cfg; {
 	case err == nil && cfg.OnDelivered != nil:
 		cfg.OnDelivered(b.tp, max(baseOffset, -1), b.count)
@@ -28,7 +33,7 @@ func (b *Batch) Done(baseOffset, logAppendTime int64, err error) bool {
 }
 
 // fireCallbacks reports each record in order. Offsets and timestamps come
-// from the record list (a record's offset delta is its index); the encoded
+// from the completion list (a record's offset delta is its index); the encoded
 // records are read only for keys, values and headers (ResultRecords) or
 // for timestamps too far apart for the record list.
 func (b *Batch) fireCallbacks(baseOffset, logAppendTime int64, err error) {
@@ -42,25 +47,46 @@ func (b *Batch) fireCallbacks(baseOffset, logAppendTime int64, err error) {
 	}
 	var parseErr error
 	var rec recordView
-	positions := b.records.reader()
-	for i := 0; i < b.count; i++ {
-		m := positions.next()
-		// Every field, one by one (a struct literal is built aside and
-		// copied whole): the callback may have changed them.
-		res.TopicPartition, res.Offset, res.Timestamp = b.tp, -1, b.baseTimestamp+int64(m.timestampDelta)
-		res.BatchCreatedAt, res.Key, res.Value, res.Headers = b.createdAt, nil, nil, nil
-		res.Position, res.Err = m.Position, err
-		if err == nil && baseOffset >= 0 {
-			res.Offset = baseOffset + int64(i)
+	// What the records share, set once (the Callback does not change the
+	// Result); then, one by one, what they do not, read from the
+	// completion list an owner run at a time.
+	res.TopicPartition, res.BatchCreatedAt, res.Err = b.tp, b.createdAt, err
+	res.Key, res.Value, res.Headers = nil, nil, nil
+	offsets := err == nil && baseOffset >= 0
+	c, cb := &b.comps, b.acc.cb
+	stamp, delta := 0, int32(0)
+	for run, i := 0, 0; i < b.count; run++ {
+		end := b.count
+		res.Owner = nil
+		if run < len(c.owners) {
+			res.Owner = c.owners[run].owner
 		}
-		if parse {
-			parseErr = b.parseRecord(sc, &records, &rec, parseErr)
+		if run+1 < len(c.owners) {
+			end = int(c.owners[run+1].start)
 		}
-		res.CreateTime = res.Timestamp
-		if logAppendTime != -1 && err == nil {
-			res.Timestamp = logAppendTime
+		for ; i < end; i++ {
+			if stamp < len(c.stamps) && c.stamps[stamp] == 0 { // nextDelta's common case, inline
+				stamp++
+			} else {
+				stamp, delta = c.readDelta(stamp, delta)
+			}
+			res.Ref = nil
+			if i < len(c.refs) {
+				res.Ref = c.refs[i]
+			}
+			res.Offset, res.Timestamp = -1, b.baseTimestamp+int64(delta)
+			if offsets {
+				res.Offset = baseOffset + int64(i)
+			}
+			if parse {
+				parseErr = b.parseRecord(sc, &records, &rec, parseErr)
+			}
+			res.CreateTime = res.Timestamp
+			if logAppendTime != -1 && err == nil {
+				res.Timestamp = logAppendTime
+			}
+			cb(res)
 		}
-		b.acc.cb(res)
 	}
 	*res = Result{}
 	clear(sc.headers)
@@ -87,6 +113,7 @@ func (b *Batch) parseRecord(sc *doneScratch, records *[]byte, rec *recordView, p
 	}
 	if parseErr == nil && b.acc.cfg.ResultRecords {
 		res.Key, res.Value, sc.headers, parseErr = decodeTail(rec.tail, sc.headers)
+		res.Headers = nil
 		if len(sc.headers) > 0 {
 			res.Headers = sc.headers
 		}
@@ -97,4 +124,10 @@ func (b *Batch) parseRecord(sc *doneScratch, records *[]byte, rec *recordView, p
 	}
 	res.Timestamp = b.baseTimestamp + rec.timestampDelta
 	return nil
+}
+
+// Outcomes returns how many records were delivered and how many failed so
+// far (their batches are done).
+func (a *Accumulator) Outcomes() (delivered, failed int64) {
+	return a.delivered.Load(), a.failed.Load()
 }

@@ -34,7 +34,7 @@ func TestBatchFillMatchesAppend(t *testing.T) {
 				key, value, headers := randomRecord(rnd)
 				ts += int64(rnd.IntN(200)) - 50
 				abort := rnd.IntN(2) == 0
-				want, wantErr := a.Append(context.Background(), tp, ts, key, value, headers, Position{Record: int64(i)}, abort, t0)
+				want, wantErr := a.Append(context.Background(), tp, Record{Timestamp: ts, Key: key, Value: value, Headers: headers, Ref: Position{Record: int64(i)}}, nil, abort, t0)
 				got, gotErr := f.Append(tp, ts, key, value, headers, abort)
 				require.Equal(t, want, got, "record %d", i)
 				if wantErr != nil {

@@ -98,7 +98,7 @@ func TestEncodedBatchMatchesKmsg(t *testing.T) {
 			c := newTestCluster(map[string]int{"t": 1}, 1)
 			in := mixedRecords()
 			for i, r := range in {
-				_, err := a.Append(context.Background(), TopicPartition{"t", 0}, r.ts, r.key, r.value, r.headers, Position{Record: int64(i)}, false, t0)
+				_, err := a.Append(context.Background(), TopicPartition{"t", 0}, Record{Timestamp: r.ts, Key: r.key, Value: r.value, Headers: r.headers, Ref: Position{Record: int64(i)}}, nil, false, t0)
 				require.NoError(t, err)
 			}
 			stamp := func(b *Batch) bool { b.SetProducerState(42, 3, 7); return true }
@@ -191,7 +191,7 @@ func TestDoneReportsEveryRecordOnce(t *testing.T) {
 			in := mixedRecords()
 			for i, r := range in {
 				now := t0.Add(time.Duration(i) * time.Millisecond) // read one after the other
-				_, err := a.Append(context.Background(), TopicPartition{"t", 0}, r.ts, r.key, r.value, r.headers, Position{Source: 2, Record: int64(i)}, false, now)
+				_, err := a.Append(context.Background(), TopicPartition{"t", 0}, Record{Timestamp: r.ts, Key: r.key, Value: r.value, Headers: r.headers, Ref: Position{Source: 2, Record: int64(i)}}, nil, false, now)
 				require.NoError(t, err)
 			}
 			b := drainAll(a, newTestCluster(map[string]int{"t": 1}, 1), t0.Add(time.Second))[0]
@@ -285,7 +285,7 @@ func ExampleBatch_Done() {
 	tp := TopicPartition{Topic: "events", Partition: 2}
 	now := time.Unix(0, 0)
 	for i := 0; i < 2; i++ {
-		if _, err := a.Append(ctx, tp, now.UnixMilli(), nil, []byte("v"), nil, Position{Record: int64(i)}, false, now); err != nil {
+		if _, err := a.Append(ctx, tp, Record{Timestamp: now.UnixMilli(), Key: nil, Value: []byte("v"), Headers: nil, Ref: Position{Record: int64(i)}}, nil, false, now); err != nil {
 			panic(err)
 		}
 	}

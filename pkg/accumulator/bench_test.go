@@ -29,7 +29,7 @@ func BenchmarkAppend100B(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		pos.Record = int64(i)
-		res, err := a.Append(ctx, tp, ts, nil, val, nil, pos, false, now)
+		res, err := a.Append(ctx, tp, Record{Timestamp: ts, Key: nil, Value: val, Headers: nil, Ref: pos}, nil, false, now)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func BenchmarkBatchClose(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				for j, v := range vals {
-					if _, err := a.Append(context.Background(), tp, t0.UnixMilli()+int64(j), nil, v, nil, Position{}, false, t0); err != nil {
+					if _, err := a.Append(context.Background(), tp, Record{Timestamp: t0.UnixMilli() + int64(j), Key: nil, Value: v, Headers: nil, Ref: Position{}}, nil, false, t0); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -120,9 +120,9 @@ func BenchmarkAppendRecords100B(b *testing.B) {
 			for i := 0; i < b.N; {
 				k := min(len(run), b.N-i)
 				for j := range run[:k] {
-					run[j].Position.Record = int64(i + j)
+					run[j].Ref = Position{Record: int64(i + j)}
 				}
-				n, res, err := a.AppendRecords(ctx, tp, run[:k], false, t0)
+				n, res, err := a.AppendRecords(ctx, tp, run[:k], nil, false, t0)
 				if err != nil || n != k {
 					b.Fatal(n, err)
 				}

@@ -38,9 +38,11 @@
 //     leave room for one full batch's compressed copy, so compressing
 //     rarely overdraws the budget. An overdraft lasts until released
 //     buffers repay it (they are not cached meanwhile); appenders wait.
-//     Positions (packed as varint differences: usually 2 bytes a record,
-//     at most 26) live in recycled slices outside the budget; since a
-//     record takes at least 7 buffer bytes they are bounded too.
+//     What reporting a record needs (its timestamp delta, packed as a
+//     varint difference: usually 1 byte a record; its Ref, 16 bytes, only
+//     when records have refs; an owner per append call) lives in recycled
+//     slices outside the budget; since a record takes at least 7 buffer
+//     bytes they are bounded too.
 //   - A batch's encoded size (header and uncompressed records) stays within
 //     min(BatchSize, BufferMemory) unless its single record is larger.
 //   - A batch leaves the pending state exactly once: Done (callbacks fire,

@@ -13,9 +13,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
 
-	"github.com/kproduce/kproduce/pkg/protocol"
-
 	"github.com/kproduce/kproduce/internal/kafkatest"
+	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
 // TestBatchesReadBackFromKfake sends the accumulator's encoded batches to
@@ -40,7 +39,7 @@ func TestBatchesReadBackFromKfake(t *testing.T) {
 		cfg.Codec = codec
 		a, rec := newTestAccumulator(t, cfg)
 		for i, r := range in {
-			_, err := a.Append(ctx, TopicPartition{"t", 0}, r.ts, r.key, r.value, r.headers, Position{Source: int32(codec), Record: int64(i)}, false, t0)
+			_, err := a.Append(ctx, TopicPartition{"t", 0}, Record{Timestamp: r.ts, Key: r.key, Value: r.value, Headers: r.headers, Ref: Position{Source: int32(codec), Record: int64(i)}}, nil, false, t0)
 			require.NoError(t, err)
 		}
 		b := drainAll(a, newTestCluster(map[string]int{"t": 1}, 1), t0)[0]

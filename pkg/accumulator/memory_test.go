@@ -30,7 +30,7 @@ func startBlockedAppendSize(t *testing.T, ctx context.Context, a *Accumulator, w
 	t.Helper()
 	ba := &blockedAppend{res: make(chan AppendResult, 1), err: make(chan error, 1)}
 	go func() {
-		res, err := a.Append(ctx, tp, 0, nil, make([]byte, size), nil, Position{Record: 99}, false, t0)
+		res, err := a.Append(ctx, tp, Record{Timestamp: 0, Key: nil, Value: make([]byte, size), Headers: nil, Ref: Position{Record: 99}}, nil, false, t0)
 		ba.res <- res
 		ba.err <- err
 	}()
@@ -238,7 +238,7 @@ func TestMemoryStaysBounded(t *testing.T) {
 	go func() {
 		for i := 0; i < n; i++ {
 			tp := TopicPartition{"t", int32(i % 8)}
-			if _, err := a.Append(context.Background(), tp, int64(i), nil, value(i, 100+i%300), nil, Position{Record: int64(i)}, false, t0); err != nil {
+			if _, err := a.Append(context.Background(), tp, Record{Timestamp: int64(i), Key: nil, Value: value(i, 100+i%300), Headers: nil, Ref: Position{Record: int64(i)}}, nil, false, t0); err != nil {
 				appended <- err
 				return
 			}
@@ -306,7 +306,7 @@ func TestConcurrentAppendersAndSender(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
 				tp := TopicPartition{"t", int32((g + i) % 4)}
-				_, err := a.Append(context.Background(), tp, int64(i), []byte{byte(g)}, value(i, 50), nil, Position{Source: int32(g), Record: int64(i)}, false, t0)
+				_, err := a.Append(context.Background(), tp, Record{Timestamp: int64(i), Key: []byte{byte(g)}, Value: value(i, 50), Headers: nil, Ref: Position{Source: int32(g), Record: int64(i)}}, nil, false, t0)
 				assert.NoError(t, err)
 			}
 		}()
@@ -351,9 +351,9 @@ func TestRecordOverMaxRequestSize(t *testing.T) {
 	cfg.MaxRequestSize = 200
 	a, _ := newTestAccumulator(t, cfg)
 	tp := TopicPartition{"t", 0}
-	_, err := a.Append(context.Background(), tp, 1, nil, make([]byte, 100), nil, Position{}, false, t0)
+	_, err := a.Append(context.Background(), tp, Record{Timestamp: 1, Key: nil, Value: make([]byte, 100), Headers: nil, Ref: Position{}}, nil, false, t0)
 	require.NoError(t, err, "fits")
-	_, err = a.Append(context.Background(), tp, 1, nil, make([]byte, 200), nil, Position{}, false, t0)
+	_, err = a.Append(context.Background(), tp, Record{Timestamp: 1, Key: nil, Value: make([]byte, 200), Headers: nil, Ref: Position{}}, nil, false, t0)
 	require.ErrorIs(t, err, ErrRecordTooLarge)
 	assert.Contains(t, err.Error(), "maximum request size of 200")
 }

@@ -29,8 +29,7 @@ func TestCompressedBatchReleasesRecords(t *testing.T) {
 			const n = 20
 			for i := range n {
 				ts := int64(1_000_000 + 7*i - (i%3)*5) // not monotonic
-				_, err := a.Append(context.Background(), tp, ts, nil, fmt.Appendf(nil, "value-%d", i), nil,
-					Position{Source: 2, Record: int64(i + 1)}, false, t0)
+				_, err := a.Append(context.Background(), tp, Record{Timestamp: ts, Key: nil, Value: fmt.Appendf(nil, "value-%d", i), Headers: nil, Ref: Position{Source: 2, Record: int64(i + 1)}}, nil, false, t0)
 				require.NoError(t, err)
 			}
 			b := a.Drain(c, map[int32]struct{}{1: {}}, 1<<20, t0, nil)[1][0]
@@ -76,7 +75,7 @@ func TestWideTimestampsKeepRecords(t *testing.T) {
 	tp := TopicPartition{"t", 0}
 	stamps := []int64{1_700_000_000_000, 1_700_000_000_000 + 40*24*3600*1000, 1_600_000_000_000}
 	for i, ts := range stamps {
-		_, err := a.Append(context.Background(), tp, ts, nil, []byte("v"), nil, Position{Record: int64(i)}, false, t0)
+		_, err := a.Append(context.Background(), tp, Record{Timestamp: ts, Key: nil, Value: []byte("v"), Headers: nil, Ref: Position{Record: int64(i)}}, nil, false, t0)
 		require.NoError(t, err)
 	}
 	b := a.Drain(c, map[int32]struct{}{1: {}}, 1<<20, t0, nil)[1][0]

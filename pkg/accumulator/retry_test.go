@@ -175,7 +175,7 @@ func TestSplitAndReenqueue(t *testing.T) {
 			ctx := context.Background()
 			for i := 0; i < tt.records; i++ {
 				k, v, h, ts := splitInput(i)
-				_, err := a.Append(ctx, tp, ts, k, v, h, Position{Source: 3, Record: int64(i)}, false, t0)
+				_, err := a.Append(ctx, tp, Record{Timestamp: ts, Key: k, Value: v, Headers: h, Ref: Position{Source: 3, Record: int64(i)}}, nil, false, t0)
 				require.NoError(t, err)
 			}
 			stamp := func(b *Batch) bool { b.SetProducerState(5, 1, 0); return true }
@@ -183,7 +183,7 @@ func TestSplitAndReenqueue(t *testing.T) {
 			require.NoError(t, big.Close(protocol.NewCompressor()))
 			// A newer batch must stay behind the split ones.
 			k, v, h, ts := splitInput(tt.records)
-			_, err := a.Append(ctx, tp, ts, k, v, h, Position{Source: 3, Record: int64(tt.records)}, false, t0.Add(time.Second))
+			_, err := a.Append(ctx, tp, Record{Timestamp: ts, Key: k, Value: v, Headers: h, Ref: Position{Source: 3, Record: int64(tt.records)}}, nil, false, t0.Add(time.Second))
 			require.NoError(t, err)
 
 			n := a.SplitAndReenqueue(big, t0.Add(2*time.Second))

@@ -70,7 +70,7 @@ func (r *recorder) callback(res *Result) {
 		hdrs = append(hdrs, protocol.Header{Key: h.Key, Value: slices.Clone(h.Value)})
 	}
 	r.results = append(r.results, recorded{res.TopicPartition, res.Offset, res.Timestamp,
-		slices.Clone(res.Key), slices.Clone(res.Value), hdrs, res.Position, res.Err, res.CreateTime, res.BatchCreatedAt})
+		slices.Clone(res.Key), slices.Clone(res.Value), hdrs, positionOf(res.Ref), res.Err, res.CreateTime, res.BatchCreatedAt})
 }
 
 func (r *recorder) all() []recorded {
@@ -107,8 +107,7 @@ func appendN(t *testing.T, a *Accumulator, tp TopicPartition, first, n, valueSiz
 	t.Helper()
 	out := make([]AppendResult, 0, n)
 	for i := first; i < first+n; i++ {
-		res, err := a.Append(context.Background(), tp, now.UnixMilli()+int64(i), nil, value(i, valueSize), nil,
-			Position{Record: int64(i)}, false, now)
+		res, err := a.Append(context.Background(), tp, Record{Timestamp: now.UnixMilli() + int64(i), Key: nil, Value: value(i, valueSize), Headers: nil, Ref: Position{Record: int64(i)}}, nil, false, now)
 		require.NoError(t, err)
 		out = append(out, res)
 	}
@@ -148,4 +147,16 @@ func complete(t *testing.T, a *Accumulator, batches []*Batch, base int64) {
 		base += int64(b.RecordCount())
 		a.Deallocate(b)
 	}
+}
+
+// Position is what the tests give as each record's Ref: where it came from.
+type Position struct {
+	Source int32
+	Record int64
+}
+
+// positionOf is the Position a test gave as ref, or the zero Position.
+func positionOf(ref any) Position {
+	p, _ := ref.(Position)
+	return p
 }

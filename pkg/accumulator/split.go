@@ -12,7 +12,7 @@ func (a *Accumulator) SplitAndReenqueue(b *Batch, now time.Time) int { return le
 // Split splits a batch that the broker rejected as too large into batches
 // of at most half its records each (two, or three when the count is odd),
 // puts them at the front of the deque in record order and returns them.
-// Each record keeps its Position, key, value, headers and timestamp. The
+// Each record keeps its owner, Ref, key, value, headers and timestamp. The
 // new batches have no attempts and keep the original's CreatedAt, so the
 // delivery timeout keeps counting. When the original carries a producer
 // id and sequence, the new batches carry the same id and epoch and
@@ -62,10 +62,10 @@ func (a *Accumulator) splitRecords(b *Batch) ([]*Batch, bool) {
 		return nil, false
 	}
 	var parts []*Batch
-	positions := b.records.reader()
+	comps := b.comps.reader()
 	for done := 0; done < b.count; done += per {
 		n := min(per, b.count-done)
-		p, rest, ok := a.splitPart(b, records, &positions, done, n)
+		p, rest, ok := a.splitPart(b, records, &comps, done, n)
 		if !ok {
 			for _, p := range parts {
 				a.pool.release(p.buf)
@@ -79,9 +79,9 @@ func (a *Accumulator) splitRecords(b *Batch) ([]*Batch, bool) {
 }
 
 // splitPart builds one batch from the n records at the front of records,
-// which are b's records from index from on (positions reads theirs). It
-// returns the records after them.
-func (a *Accumulator) splitPart(b *Batch, records []byte, positions *positionReader, from, n int) (*Batch, []byte, bool) {
+// which are b's records from index from on (comps reads what reporting
+// them needs). It returns the records after them.
+func (a *Accumulator) splitPart(b *Batch, records []byte, comps *completionReader, from, n int) (*Batch, []byte, bool) {
 	var rec recordView
 	size := headerRoom
 	var baseTs int64
@@ -111,7 +111,11 @@ func (a *Accumulator) splitPart(b *Batch, records []byte, positions *positionRea
 		p.buf = appendRewritten(p.buf, &rec, int32(i), ts-baseTs)
 		delta := int32(ts - baseTs)
 		p.wideTimestamps = p.wideTimestamps || ts-baseTs != int64(delta)
-		p.records.add(positions.next().Position, delta)
+		var c completion
+		comps.next(&c)
+		// The original's owner runs become the part's: a run number
+		// stands for the append call (+1: never 0, a new list's last call).
+		p.comps.add(uint64(c.run)+1, c.owner, c.ref, delta)
 		p.count++
 		p.maxTimestamp = max(p.maxTimestamp, ts)
 	}

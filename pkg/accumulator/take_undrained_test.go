@@ -36,7 +36,7 @@ func TestTakeUndrainedLeavesTheAccumulatorOpen(t *testing.T) {
 	}
 
 	// Appends go on, into new batches.
-	res, err := a.Append(context.Background(), TopicPartition{"t", 0}, 0, nil, []byte("x"), nil, Position{Record: 9}, false, t0)
+	res, err := a.Append(context.Background(), TopicPartition{"t", 0}, Record{Timestamp: 0, Key: nil, Value: []byte("x"), Headers: nil, Ref: Position{Record: 9}}, nil, false, t0)
 	require.NoError(t, err)
 	assert.True(t, res.NewBatchCreated)
 	complete(t, a, inFlight, 0)

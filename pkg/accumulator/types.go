@@ -23,13 +23,6 @@ type Cluster interface {
 	PartitionCount(topic string) int
 }
 
-// Position identifies a record in the caller's input; the accumulator only
-// carries it back in the Result.
-type Position struct {
-	Source int32
-	Record int64
-}
-
 // Result is one record's outcome, passed to the Callback. Key, Value and
 // Headers alias the batch buffer (or a buffer reused for the next record)
 // and are valid only during the callback; so is the Result itself.
@@ -49,14 +42,19 @@ type Result struct {
 	// Key and Value are set only when Config.ResultRecords is true.
 	Key, Value []byte
 	// Headers is set only when Config.ResultRecords is true; it may be nil.
-	Headers  []protocol.Header
-	Position Position
-	Err      error
+	Headers []protocol.Header
+	// Owner is the owner given to the Append or AppendRecords call that
+	// appended the record.
+	Owner any
+	// Ref is the record's own Record.Ref.
+	Ref any
+	Err error
 }
 
 // Callback receives every record's outcome exactly once, in record order
-// within a batch, on the goroutine that calls Batch.Done. It must not call
-// back into the Accumulator's blocking methods (Append, AwaitFlushCompletion).
+// within a batch, on the goroutine that calls Batch.Done. It must not change
+// the Result (the records of a batch share one), nor call back into the
+// Accumulator's blocking methods (Append, AwaitFlushCompletion).
 type Callback func(*Result)
 
 // AppendResult tells the caller of Append what happened to the deques.

@@ -98,7 +98,7 @@ func assertSameMetadata(t *testing.T, want *kmsg.MetadataResponse, got *protocol
 
 func TestMetadataAllTopics(t *testing.T) {
 	cluster := startCluster(t)
-	c := newClient(t, admin.Config{Bootstrap: cluster.ListenAddrs()})
+	c := newClient(t, admin.Config{Brokers: cluster.ListenAddrs()})
 	got, err := c.Metadata(testContext(t), nil)
 	require.NoError(t, err)
 	assertSameMetadata(t, oracleMetadata(t, cluster.ListenAddrs()), got)
@@ -107,7 +107,7 @@ func TestMetadataAllTopics(t *testing.T) {
 
 func TestMetadataOneTopicAndMissingTopic(t *testing.T) {
 	cluster := startCluster(t)
-	c := newClient(t, admin.Config{Bootstrap: cluster.ListenAddrs()})
+	c := newClient(t, admin.Config{Brokers: cluster.ListenAddrs()})
 	got, err := c.Metadata(testContext(t), []string{"u"})
 	require.NoError(t, err)
 	require.Len(t, got.Topics, 1)
@@ -124,7 +124,7 @@ func TestMetadataOneTopicAndMissingTopic(t *testing.T) {
 
 func TestRequestToNode(t *testing.T) {
 	cluster := startCluster(t)
-	c := newClient(t, admin.Config{Bootstrap: cluster.ListenAddrs()})
+	c := newClient(t, admin.Config{Brokers: cluster.ListenAddrs()})
 	ctx := testContext(t)
 	md, err := c.Metadata(ctx, nil)
 	require.NoError(t, err)
@@ -153,7 +153,7 @@ func TestRequestToNode(t *testing.T) {
 
 func TestRequestBeforeMetadata(t *testing.T) {
 	cluster := startCluster(t)
-	c := newClient(t, admin.Config{Bootstrap: cluster.ListenAddrs()})
+	c := newClient(t, admin.Config{Brokers: cluster.ListenAddrs()})
 	// The node ids come from the cluster's metadata, fetched on the way.
 	resp, err := c.Request(testContext(t), 1, &protocol.MetadataRequest{Topics: []protocol.MetadataRequestTopic{}})
 	require.NoError(t, err)
@@ -162,7 +162,7 @@ func TestRequestBeforeMetadata(t *testing.T) {
 
 func TestBrokerVersions(t *testing.T) {
 	cluster := startCluster(t)
-	c := newClient(t, admin.Config{Bootstrap: cluster.ListenAddrs()})
+	c := newClient(t, admin.Config{Brokers: cluster.ListenAddrs()})
 	ctx := testContext(t)
 	got, err := c.BrokerVersions(ctx, 2)
 	require.NoError(t, err)
@@ -183,7 +183,7 @@ func TestBrokerVersions(t *testing.T) {
 
 func TestUnreachableClusterBoundedByContext(t *testing.T) {
 	addr := networktest.ClosedAddr(t)
-	c := newClient(t, admin.Config{Bootstrap: []string{addr}})
+	c := newClient(t, admin.Config{Brokers: []string{addr}})
 	for _, tt := range []struct {
 		name string
 		call func(ctx context.Context) error
@@ -211,7 +211,7 @@ func TestUnreachableClusterBoundedByContext(t *testing.T) {
 }
 
 func TestCanceledContext(t *testing.T) {
-	c := newClient(t, admin.Config{Bootstrap: []string{networktest.ClosedAddr(t)}})
+	c := newClient(t, admin.Config{Brokers: []string{networktest.ClosedAddr(t)}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { _, err := c.Metadata(ctx, nil); done <- err }()
@@ -226,13 +226,13 @@ func TestCanceledContext(t *testing.T) {
 
 func TestSASLFailureReturnsAtOnce(t *testing.T) {
 	cluster := startCluster(t, kfake.EnableSASL(), kfake.Superuser("PLAIN", "u", "p"))
-	good := newClient(t, admin.Config{Bootstrap: cluster.ListenAddrs(),
-		Network: network.Config{SASL: network.PlainMechanism{Username: "u", Password: "p"}}})
+	good := newClient(t, admin.Config{Brokers: cluster.ListenAddrs(),
+		SASL: network.PlainMechanism{Username: "u", Password: "p"}})
 	_, err := good.Metadata(testContext(t), nil)
 	require.NoError(t, err)
 
-	bad := newClient(t, admin.Config{Bootstrap: cluster.ListenAddrs(),
-		Network: network.Config{SASL: network.PlainMechanism{Username: "u", Password: "wrong"}}})
+	bad := newClient(t, admin.Config{Brokers: cluster.ListenAddrs(),
+		SASL: network.PlainMechanism{Username: "u", Password: "wrong"}})
 	ctx := testContext(t)
 	_, err = bad.Metadata(ctx, nil)
 	t.Log(err)
@@ -260,7 +260,7 @@ func TestNotKafkaReturnsAtOnce(t *testing.T) {
 			}()
 		}
 	}()
-	c := newClient(t, admin.Config{Bootstrap: []string{ln.Addr().String()}})
+	c := newClient(t, admin.Config{Brokers: []string{ln.Addr().String()}})
 	ctx := testContext(t)
 	_, err = c.Metadata(ctx, nil)
 	t.Log(err)
@@ -270,7 +270,7 @@ func TestNotKafkaReturnsAtOnce(t *testing.T) {
 }
 
 func TestClosed(t *testing.T) {
-	c, err := admin.New(admin.Config{Bootstrap: []string{"127.0.0.1:9092"}})
+	c, err := admin.New(admin.Config{Brokers: []string{"127.0.0.1:9092"}})
 	require.NoError(t, err)
 	c.Close()
 	_, err = c.Metadata(context.Background(), nil)

@@ -2,23 +2,41 @@ package admin
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/rs/zerolog"
 
 	"github.com/kproduce/kproduce/pkg/network"
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
-// Config configures a Client.
+// Config configures a Client. Zero fields take the network client's
+// defaults.
 type Config struct {
-	Bootstrap []string             // host:port
-	Network   network.Config       // client id, SASL, request timeout, bootstrap timeout, notices ...
-	Socket    network.SocketConfig // TLS ...
-	Logger    zerolog.Logger
+	// Brokers are the host:port addresses of the seed brokers.
+	Brokers []string
+	// ClientID is sent in every request header (default "kproduce").
+	ClientID string
+	// SoftwareName and SoftwareVersion are sent to brokers that ask
+	// (KIP-511).
+	SoftwareName, SoftwareVersion string
+	// TLS, when set, wraps every connection in TLS.
+	TLS *tls.Config
+	// SASL, when set, authenticates every connection.
+	SASL network.SASLMechanism
+	// RequestTimeout bounds one attempt of a request (default 30s).
+	RequestTimeout time.Duration
+	// BootstrapTimeout bounds the wait for the cluster's first answer
+	// (zero: only the call's context does).
+	BootstrapTimeout time.Duration
+	// OnNotice is told of the connection failures a person would want to
+	// know of at once; it runs on the calling goroutine and must not block.
+	OnNotice func(network.Notice)
+	// Logger receives debug and info logs (nil: none).
+	Logger *slog.Logger
 }
 
 // maxPollWait bounds one wait in Poll, so the loop rechecks the state of
@@ -36,23 +54,26 @@ type Client struct {
 	closed bool
 }
 
-// New returns a Client for the cluster of cfg.Bootstrap. It does not
+// New returns a Client for the cluster of cfg.Brokers. It does not
 // connect: the first call does.
 func New(cfg Config) (*Client, error) {
-	if len(cfg.Bootstrap) == 0 {
-		return nil, errors.New("admin: no bootstrap brokers")
+	if len(cfg.Brokers) == 0 {
+		return nil, errors.New("admin: no seed brokers")
 	}
-	bootstrap, err := network.BootstrapNodes(cfg.Bootstrap)
+	bootstrap, err := network.BootstrapNodes(cfg.Brokers)
 	if err != nil {
 		return nil, fmt.Errorf("admin: %w", err)
 	}
-	ncfg := cfg.Network
-	ncfg.Logger = cfg.Logger
+	ncfg := network.Config{
+		ClientID: cfg.ClientID, SoftwareName: cfg.SoftwareName, SoftwareVersion: cfg.SoftwareVersion,
+		SASL: cfg.SASL, RequestTimeout: cfg.RequestTimeout, BootstrapTimeout: cfg.BootstrapTimeout,
+		Notify: cfg.OnNotice, Logger: cfg.Logger,
+	}
 	if ncfg.RequestTimeout <= 0 {
 		ncfg.RequestTimeout = network.DefaultRequestTimeout
 	}
 	md := network.NewMetadata(network.MetadataConfig{}, bootstrap)
-	sel := network.NewSocketSelector(cfg.Socket)
+	sel := network.NewSocketSelector(network.SocketConfig{TLS: cfg.TLS})
 	clock := network.SystemClock{}
 	return &Client{
 		net:    network.NewClient(ncfg, md, sel, clock),
@@ -71,6 +92,9 @@ func (c *Client) Close() {
 		c.net.Close()
 	}
 }
+
+// RequestTimeout is how long one attempt of a request may take.
+func (c *Client) RequestTimeout() time.Duration { return c.reqTTL }
 
 // Metadata fetches metadata for topics (nil: every topic) from the least loaded broker.
 func (c *Client) Metadata(ctx context.Context, topics []string) (*protocol.MetadataResponse, error) {

@@ -17,7 +17,7 @@ import (
 // the spec's partitions, each led, which kfake then lists.
 func TestEnsureTopic(t *testing.T) {
 	c := startCluster(t)
-	cl := newClient(t, admin.Config{Bootstrap: c.ListenAddrs()})
+	cl := newClient(t, admin.Config{Brokers: c.ListenAddrs()})
 	ctx := testContext(t)
 
 	topic, created, err := cl.EnsureTopic(ctx, "t", &admin.TopicSpec{Partitions: 1, ReplicationFactor: 1})
@@ -49,7 +49,7 @@ func TestEnsureTopic(t *testing.T) {
 // topic, as kfake describes it.
 func TestEnsureTopicConfigs(t *testing.T) {
 	c := startCluster(t)
-	cl := newClient(t, admin.Config{Bootstrap: c.ListenAddrs()})
+	cl := newClient(t, admin.Config{Brokers: c.ListenAddrs()})
 	compact := "compact"
 	_, created, err := cl.EnsureTopic(testContext(t), "compacted", &admin.TopicSpec{Partitions: 1, ReplicationFactor: -1,
 		Configs: []protocol.CreateTopicsRequestConfig{{Name: "cleanup.policy", Value: &compact}}})

@@ -163,7 +163,7 @@ func (c *Client) checkBootstrap(now time.Time) {
 		e.Credentials = fmt.Errorf("SASL %s: %w", c.cfg.SASL.Name(), c.saslPending)
 	}
 	b.err = e
-	c.log.Info().Err(e).Msg("giving up on the cluster")
+	c.log.Info("giving up on the cluster", "err", e)
 	c.md.Failed(e, now)
 }
 

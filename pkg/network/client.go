@@ -1,12 +1,12 @@
 package network
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"sync/atomic"
 	"time"
-
-	"github.com/rs/zerolog"
 
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
@@ -20,7 +20,7 @@ type Client struct {
 	md    *Metadata
 	sel   Selector
 	clock Clock
-	log   zerolog.Logger
+	log   *slog.Logger
 
 	states   *connectionStates
 	inFlight *inFlightRequests
@@ -75,6 +75,10 @@ func NewClient(cfg Config, md *Metadata, sel Selector, clock Clock) *Client {
 	md.setWakeup(sel.Wakeup)
 	return c
 }
+
+// debug reports whether debug logs are kept, for the logs whose
+// arguments cost something to build.
+func (c *Client) debug() bool { return c.log.Enabled(context.Background(), slog.LevelDebug) }
 
 // Metadata returns the metadata the Client keeps fresh.
 func (c *Client) Metadata() *Metadata { return c.md }
@@ -207,7 +211,7 @@ func (c *Client) Send(req *ClientRequest, now time.Time) error {
 		}
 	}
 	if err != nil {
-		c.log.Debug().Err(err).Int32("node", req.Destination).Msg("request not sent")
+		c.log.Debug("request not sent", "node", req.Destination, "err", err)
 		c.aborted = append(c.aborted, &ClientResponse{Request: req, ReceivedAt: now, Err: err})
 		return nil
 	}
@@ -272,7 +276,7 @@ func (c *Client) initiateConnect(id int32, now time.Time) {
 	st := c.states.connecting(node, conn, now)
 	st.setupTimeout = c.bootstrapCap(st.setupTimeout)
 	c.conns[conn] = id
-	c.log.Debug().Stringer("node", node).Uint64("conn", uint64(conn)).Msg("connecting")
+	c.log.Debug("connecting", "node", node.String(), "conn", uint64(conn))
 	c.sel.Connect(conn, node, st.setupTimeout)
 }
 

@@ -42,10 +42,10 @@ func (c *Client) closeConnection(responses []*ClientResponse, node int32, cause 
 		}
 		// Info: the failure is final and AuthenticationError hands it to
 		// the caller, who reports it once.
-		c.log.Info().Err(err).Msg(msg)
+		c.log.Info(msg, "err", err)
 	} else {
 		c.states.disconnected(node, now)
-		c.log.Info().Err(err).Msg("connection closed")
+		c.log.Info("connection closed", "err", err)
 	}
 	responses = c.cancelInFlightRequests(responses, node, err, mode == closeTimeout, now)
 	c.handleServerDisconnect(err, mode == closeAuth, now)

@@ -37,7 +37,7 @@ func (c *Client) maybeUpdateMetadata(now time.Time) time.Duration {
 			c.md.Failed(err, now)
 			return max(c.md.TimeToNextUpdate(now), c.cfg.ReconnectBackoff)
 		}
-		c.log.Debug().Msg("no node available for a metadata request")
+		c.log.Debug("no node available for a metadata request")
 		return c.cfg.ReconnectBackoff
 	}
 	return c.maybeUpdateMetadataFrom(node, now)
@@ -116,6 +116,8 @@ func (c *Client) handleMetadataResponse(responses []*ClientResponse, node int32,
 	c.noteReached()
 	c.maybeThrottle(node, protocol.KeyMetadata, r.req.Version, resp, now)
 	c.md.update(resp, r.metadataVersion, now)
-	c.log.Debug().Str("node", c.nodeName(node)).Stringer("cluster", c.md.Fetch()).Msg("metadata updated")
+	if c.debug() {
+		c.log.Debug("metadata updated", "node", c.nodeName(node), "cluster", c.md.Fetch().String())
+	}
 	return responses
 }

@@ -224,7 +224,7 @@ func (c *Client) handleConnections(now time.Time) {
 		if !ok || !c.states.isConnecting(node) {
 			continue
 		}
-		c.log.Debug().Str("node", c.nodeName(node)).Msg("connected; checking api versions")
+		c.log.Debug("connected; checking api versions", "node", c.nodeName(node))
 		c.states.checkingAPIVersions(node)
 		cv, _ := protocol.ClientVersions(protocol.KeyApiVersions)
 		c.sendApiVersions(node, cv.Max, now)
@@ -264,7 +264,7 @@ func (c *Client) handleTimedOutRequests(responses []*ClientResponse, now time.Ti
 				break
 			}
 		}
-		c.log.Info().Str("node", c.nodeName(node)).Err(cause).Msg("disconnecting")
+		c.log.Info("disconnecting", "node", c.nodeName(node), "err", cause)
 		responses = c.closeConnection(responses, node, cause, closeTimeout, now)
 	}
 	return responses

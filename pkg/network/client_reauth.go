@@ -42,13 +42,13 @@ func (c *Client) saslReady(now time.Time) bool {
 		return true
 	case errors.Is(err, ErrSASLPending):
 		if c.saslPending == nil || c.saslPending.Error() != err.Error() {
-			c.log.Debug().Err(err).Msg("waiting for SASL credentials")
+			c.log.Debug("waiting for SASL credentials", "err", err)
 		}
 		c.saslPending = err
 		return false
 	}
 	c.saslErr = fmt.Errorf("%w: SASL %s: %w", ErrAuthentication, c.cfg.SASL.Name(), err)
-	c.log.Info().Err(c.saslErr).Msg("authentication failed")
+	c.log.Info("authentication failed", "err", c.saslErr)
 	if !c.Reached() && c.boot.err == nil {
 		c.boot.err = &BootstrapError{Credentials: c.saslErr}
 		c.md.Failed(c.boot.err, now)
@@ -82,15 +82,15 @@ func (c *Client) authenticated(node int32, lifetime time.Duration, now time.Time
 	if !reauth {
 		c.ready(node, now)
 		if lifetime > 0 {
-			c.log.Debug().Str("node", c.nodeName(node)).Dur("session_lifetime", lifetime).
-				Time("reauthenticate_at", st.reauthAt).Msg("session has a lifetime")
+			c.log.Debug("session has a lifetime", "node", c.nodeName(node), "session_lifetime", lifetime,
+				"reauthenticate_at", st.reauthAt)
 		}
 		return
 	}
 	c.states.ready(node)
 	delete(c.sasl, node)
 	c.reauths.Add(1)
-	c.log.Debug().Str("node", c.nodeName(node)).Dur("session_lifetime", lifetime).Msg("re-authenticated")
+	c.log.Debug("re-authenticated", "node", c.nodeName(node), "session_lifetime", lifetime)
 }
 
 // minReauthMargin is the least time left in a session when its
@@ -122,7 +122,7 @@ func (c *Client) startDueReauthentications(responses []*ClientResponse, now time
 	for _, id := range due {
 		st := c.states.get(id)
 		st.reauth = true
-		c.log.Debug().Str("node", c.nodeName(id)).Msg("re-authenticating")
+		c.log.Debug("re-authenticating", "node", c.nodeName(id))
 		responses = c.startSASL(responses, id, now)
 	}
 	return responses

@@ -28,8 +28,10 @@ func (c *Client) doSend(req *ClientRequest, kind requestKind, now time.Time) *in
 	req.Size = w.Len()
 	r := &inFlightRequest{req: req, kind: kind, sendTime: now, w: w}
 	c.inFlight.add(req.Destination, r)
-	c.log.Debug().Int32("node", req.Destination).Stringer("api", h.APIKey).Int16("version", h.APIVersion).
-		Int32("correlation_id", h.CorrelationID).Int("bytes", w.Len()).Msg("sending request")
+	if c.debug() {
+		c.log.Debug("sending request", "node", req.Destination, "api", h.APIKey.String(), "version", h.APIVersion,
+			"correlation_id", h.CorrelationID, "bytes", w.Len())
+	}
 	c.sel.Send(c.states.get(req.Destination).conn, w.Frame())
 	return r
 }
@@ -112,7 +114,7 @@ func (c *Client) maybeThrottle(node int32, key protocol.APIKey, version int16, r
 		return
 	}
 	c.states.throttle(node, now.Add(time.Duration(ms)*time.Millisecond))
-	c.log.Debug().Int32("node", node).Int32("throttle_ms", ms).Msg("broker throttles the client")
+	c.log.Debug("broker throttles the client", "node", node, "throttle_ms", ms)
 }
 
 // clientThrottles reports whether, from this version of key on, the broker

@@ -65,7 +65,7 @@ func (c *Client) handleApiVersionsResponse(responses []*ClientResponse, node int
 			}
 			// Never retry at the same or a newer version: that could loop.
 			v = max(min(v, r.req.Version-1), 0)
-			c.log.Debug().Str("node", c.nodeName(node)).Int16("version", v).Msg("retrying ApiVersions at the broker's version")
+			c.log.Debug("retrying ApiVersions at the broker's version", "node", c.nodeName(node), "version", v)
 			c.sendApiVersions(node, v, now)
 			return responses
 		}
@@ -92,7 +92,7 @@ func (c *Client) handleApiVersionsResponse(responses []*ClientResponse, node int
 func (c *Client) ready(node int32, now time.Time) {
 	c.states.ready(node)
 	delete(c.sasl, node)
-	c.log.Debug().Str("node", c.nodeName(node)).Msg("ready")
+	c.log.Debug("ready", "node", c.nodeName(node))
 	if st := c.states.get(node); st != nil {
 		c.noticeReady(st, now)
 	}

@@ -2,10 +2,9 @@ package network
 
 import (
 	"cmp"
+	"log/slog"
 	"math/rand/v2"
 	"time"
-
-	"github.com/rs/zerolog"
 )
 
 // Config configures a Client. Zero fields take the Java producer's
@@ -57,8 +56,9 @@ type Config struct {
 	Notify func(Notice)
 	// SASL is the mechanism to authenticate with, nil for none.
 	SASL SASLMechanism
-	// Logger receives debug and info logs; the zero Logger discards them.
-	Logger zerolog.Logger
+	// Logger receives debug and info logs (nil: none). Secrets never
+	// reach it.
+	Logger *slog.Logger
 }
 
 // Defaults of Config, as in the Java producer.
@@ -88,6 +88,9 @@ func (cfg Config) withDefaults() Config {
 	setDefault(&cfg.ReconnectBackoffMax, DefaultReconnectBackoffMax)
 	setDefault(&cfg.ConnectionSetupTimeout, DefaultConnectionSetupTimeout)
 	setDefault(&cfg.ConnectionSetupTimeoutMax, DefaultConnectionSetupTimeoutMax)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
 	if cfg.Jitter == nil || cfg.Rand == nil || cfg.ReauthJitter == nil {
 		r := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 		if cfg.Jitter == nil {

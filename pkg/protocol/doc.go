@@ -1,12 +1,16 @@
 // Package protocol is the Kafka wire format: primitive types, request and
 // response headers, size-prefixed framing, the messages kproduce speaks
 // (ApiVersions, Metadata, Produce, InitProducerId, SaslHandshake,
-// SaslAuthenticate), record batches v2, compression codecs and the Kafka
-// error-code table.
+// SaslAuthenticate, FindCoordinator, AddPartitionsToTxn, EndTxn,
+// CreateTopics, ListOffsets, Fetch), record batches v2, compression codecs
+// and the Kafka error-code table.
 //
-// The package does no I/O, starts no goroutines and never logs. Every
-// message has Encode(w, version) and Decode(r, version) so that both the
-// client direction and the broker direction can be exercised in tests.
+// The package does no I/O and never logs. Its only goroutines are the
+// compressors': a Compressor spreads a large batch's lz4 blocks or zstd
+// frames over several goroutines (each call waits for its own before it
+// returns). Every message has Encode(w, version) and Decode(r, version) so
+// that both the client direction and the broker direction can be
+// exercised in tests.
 //
 // Invariants:
 //   - A Reader's error is sticky: after the first short or malformed read

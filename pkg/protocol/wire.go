@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 )
 
 // refThreshold is the size from which Writer.Ref keeps a reference to a byte
@@ -235,11 +236,6 @@ func VarintLen(v int32) int { return uvarintLen(uint64(uint32(v<<1) ^ uint32(v>>
 // VarlongLen is the encoded size of v as a zig-zag varlong.
 func VarlongLen(v int64) int { return uvarintLen(uint64(v<<1) ^ uint64(v>>63)) }
 
-func uvarintLen(u uint64) int {
-	n := 1
-	for u >= 0x80 {
-		u >>= 7
-		n++
-	}
-	return n
-}
+// uvarintLen is the encoded size of u as a uvarint: 7 bits a byte, from
+// the length of u in bits (0 takes one byte), without a loop.
+func uvarintLen(u uint64) int { return (bits.Len64(u|1) + 6) / 7 }

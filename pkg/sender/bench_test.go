@@ -7,15 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/network/networktest"
 )
 
 // benchProducer is a Producer that knows a topic "bench" of 6 partitions
 // and whose Sender never runs: the benchmark drains the accumulator
 // itself, so what is measured is the append side (routing, partitioning,
-// encoding into batches) and the batch work (close, CRC, completion).
-func benchProducer(b *testing.B, cfg func(*Config)) (*Producer, *int) {
+// encoding into batches) and the batch work (close, CRC, promises).
+func benchProducer(b *testing.B, cfg func(*config)) *Producer {
 	b.Helper()
 	c := testConfig()
 	c.Idempotence = false
@@ -24,15 +23,13 @@ func benchProducer(b *testing.B, cfg func(*Config)) (*Producer, *int) {
 	if cfg != nil {
 		cfg(&c)
 	}
-	delivered := new(int)
-	p, err := newProducer(c, networktest.NewMockSelector(), networktest.NewManualClock(time.Unix(1_700_000_000, 0)),
-		func(*accumulator.Result) { *delivered++ })
+	p, err := newProducer(c, networktest.NewMockSelector(), networktest.NewManualClock(time.Unix(1_700_000_000, 0)))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { p.client.Close() })
 	p.md.Update(clusterMetadata(1, map[string]int32{"bench": 6}), time.Unix(1_700_000_000, 0))
-	return p, delivered
+	return p
 }
 
 // drainFull sends nothing but completes, as if acknowledged, every batch
@@ -61,39 +58,40 @@ func drainFull(p *Producer, all bool) {
 	}
 }
 
-// BenchmarkSend100B produces 100-byte records (unkeyed, or keyed with
-// distinct 9-byte keys) to 6 partitions, one Send per record or one
-// SendBatch per run of the records of a 256 KiB input buffer (or one
-// SendRun, with the records converted to the accumulator's form in the
-// loop), with a callback per record or a count per batch (OnDelivered,
-// what `-o none` needs).
-func BenchmarkSend100B(b *testing.B) {
+// BenchmarkProduce100B produces 100-byte records (unkeyed, or keyed with
+// distinct 9-byte keys) to 6 partitions, one Produce per record or one
+// ProduceBatch per run of the records of a 256 KiB input buffer, with a
+// promise per record (and each record's Opaque pointing into a slab, as
+// the command line's positions do) or only a count of the delivered ones
+// (SkipDeliveredPromises, what `-o none` needs).
+func BenchmarkProduce100B(b *testing.B) {
 	for _, keyed := range []bool{false, true} {
-		for _, mode := range []string{"Send", "SendBatch", "SendBatch/ondelivered", "SendRun/ondelivered"} {
+		for _, mode := range []string{"Produce", "ProduceBatch", "ProduceBatch/opaque", "ProduceBatch/skipdelivered"} {
 			name := fmt.Sprintf("%s/keyed=%v", mode, keyed)
-			b.Run(name, func(b *testing.B) { benchSend(b, keyed, mode) })
+			b.Run(name, func(b *testing.B) { benchProduce(b, keyed, mode) })
 		}
 	}
 }
 
-func benchSend(b *testing.B, keyed bool, mode string) {
-	counted := 0
-	p, delivered := benchProducer(b, func(c *Config) {
-		if strings.HasSuffix(mode, "/ondelivered") {
-			c.Accumulator.OnDelivered = func(_ accumulator.TopicPartition, _ int64, n int) { counted += n }
-		}
-	})
+func benchProduce(b *testing.B, keyed bool, mode string) {
+	p := benchProducer(b, func(c *config) { c.SkipDeliveredPromises = strings.HasSuffix(mode, "/skipdelivered") })
 	const perRun = (256 << 10) / 101
 	run := make([]Record, perRun)
-	accRun := make([]accumulator.Record, perRun) // SendRun's form, built in the loop as the command line does
+	ptrs := ptrsOf(run)
 	val := make([]byte, 100)
 	keys := make([]byte, 10*perRun)
-	readAt := time.Unix(1_700_000_000, 0)
 	for i := range run {
-		run[i] = Record{Topic: "bench", Partition: -1, Value: val, ReadAt: readAt}
+		run[i] = Record{Topic: "bench", Partition: AnyPartition, Value: val}
 		if keyed {
 			run[i].Key = fmt.Appendf(keys[i*10:i*10], "%09d", i)
 		}
+	}
+	promised := 0
+	promise := func(_ *Record, err error) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		promised++
 	}
 	ctx := context.Background()
 	b.SetBytes(int64(len(val)))
@@ -101,25 +99,20 @@ func benchSend(b *testing.B, keyed bool, mode string) {
 	b.ResetTimer()
 	for i := 0; i < b.N; {
 		k := min(len(run), b.N-i)
-		for j := range run[:k] {
-			run[j].Position.Record = int64(i + j)
-		}
 		switch mode {
-		case "Send":
+		case "Produce":
 			for j := range run[:k] {
-				if err := p.Send(ctx, &run[j], run[j].Position); err != nil {
-					b.Fatal(err)
-				}
+				p.Produce(ctx, &run[j], promise)
 			}
-		case "SendRun/ondelivered":
+		case "ProduceBatch/opaque":
+			slab := make([]int64, k) // one allocation per run, as the command line's
 			for j := range run[:k] {
-				accRun[j] = accumulator.Record{Key: run[j].Key, Value: run[j].Value, Position: run[j].Position}
+				slab[j] = int64(i + j)
+				run[j].Opaque = &slab[j]
 			}
-			if n, err := p.SendRun(ctx, "bench", -1, readAt, accRun[:k], nil); err != nil || n != k {
-				b.Fatal(n, err)
-			}
+			fallthrough
 		default:
-			if n, err := p.SendBatch(ctx, run[:k], nil); err != nil || n != k {
+			if n, err := p.ProduceBatch(ctx, ptrs[:k], promise); err != nil || n != k {
 				b.Fatal(n, err)
 			}
 		}
@@ -128,8 +121,14 @@ func benchSend(b *testing.B, keyed bool, mode string) {
 	}
 	drainFull(p, true)
 	b.StopTimer()
-	if *delivered+counted != b.N {
-		b.Fatalf("%d records delivered of %d", *delivered+counted, b.N)
+	if delivered := p.Stats().Delivered; delivered != int64(b.N) {
+		b.Fatalf("%d records delivered of %d", delivered, b.N)
+	}
+	if strings.HasSuffix(mode, "/skipdelivered") {
+		promised = b.N
+	}
+	if promised != b.N {
+		b.Fatalf("%d promises of %d records", promised, b.N)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/record")
 }

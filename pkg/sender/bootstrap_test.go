@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/network"
 	"github.com/kproduce/kproduce/pkg/network/networktest"
 	"github.com/kproduce/kproduce/pkg/protocol"
@@ -25,7 +24,7 @@ type unreachable struct {
 	notices []network.Notice
 }
 
-func newUnreachable(t *testing.T, config func(*Config)) *unreachable {
+func newUnreachable(t *testing.T, config func(*config)) *unreachable {
 	t.Helper()
 	u := &unreachable{t: t, clock: networktest.NewManualClock(time.Unix(1_700_000_000, 0)), sel: networktest.NewMockSelector()}
 	cfg := testConfig()
@@ -33,7 +32,7 @@ func newUnreachable(t *testing.T, config func(*Config)) *unreachable {
 	if config != nil {
 		config(&cfg)
 	}
-	p, err := newProducer(cfg, u.sel, u.clock, func(*accumulator.Result) {})
+	p, err := newProducer(cfg, u.sel, u.clock)
 	require.NoError(t, err)
 	u.p = p
 	t.Cleanup(p.sender.client.Close)
@@ -83,16 +82,16 @@ func TestBootstrapTimeoutStopsTheProducer(t *testing.T) {
 	}
 	// A record waiting for its topic's metadata gets the bootstrap error.
 	rec := &Record{Topic: "t", Partition: -1, Value: []byte("v")}
-	assert.ErrorIs(t, u.p.Send(context.Background(), rec, accumulator.Position{Source: 1, Record: 1}), network.ErrBootstrap)
+	assert.ErrorIs(t, produceTo(u.p, context.Background(), rec, Position{Source: 1, Record: 1}), network.ErrBootstrap)
 }
 
 // A record already waiting for metadata when the bootstrap fails is
 // released with the bootstrap error, not at its own timeout.
 func TestBootstrapFailureReleasesAWaitingSend(t *testing.T) {
-	u := newUnreachable(t, func(c *Config) { c.Network.BootstrapTimeout = time.Second })
+	u := newUnreachable(t, func(c *config) { c.Network.BootstrapTimeout = time.Second })
 	errc := make(chan error, 1)
 	go func() {
-		errc <- u.p.Send(context.Background(), &Record{Topic: "t", Partition: -1, Value: []byte("v")}, accumulator.Position{Source: 1, Record: 1})
+		errc <- produceTo(u.p, context.Background(), &Record{Topic: "t", Partition: -1, Value: []byte("v")}, Position{Source: 1, Record: 1})
 	}()
 	waitUntil(t, "Send to ask for the topic", func() bool { return len(u.p.md.Topics()) == 1 })
 	u.runFor(1200 * time.Millisecond)
@@ -107,7 +106,7 @@ func TestBootstrapFailureReleasesAWaitingSend(t *testing.T) {
 
 // A zero bootstrap timeout waits up to the delivery timeout.
 func TestZeroBootstrapTimeoutIsTheDeliveryTimeout(t *testing.T) {
-	u := newUnreachable(t, func(c *Config) {
+	u := newUnreachable(t, func(c *config) {
 		c.Network.BootstrapTimeout = 0
 		c.Accumulator.DeliveryTimeout = 20 * time.Second
 	})
@@ -122,7 +121,7 @@ func TestZeroBootstrapTimeoutIsTheDeliveryTimeout(t *testing.T) {
 // Once the cluster answered, an unreachable broker is retried until the
 // delivery timeout, as before: no bootstrap failure.
 func TestNoBootstrapFailureOnceReached(t *testing.T) {
-	f := newFixture(t, fixtureOptions{config: configs(nonIdempotent, func(c *Config) { c.Network.BootstrapTimeout = time.Second })})
+	f := newFixture(t, fixtureOptions{config: configs(nonIdempotent, func(c *config) { c.Network.BootstrapTimeout = time.Second })})
 	f.sel.AutoConnect(false)
 	f.sel.AutoRespond(protocol.KeyApiVersions, nil)
 	for _, c := range f.sel.Connects() {
@@ -148,7 +147,7 @@ func TestZstdToABrokerBeforeKafka21(t *testing.T) {
 		}
 	}
 	f := newFixture(t, fixtureOptions{
-		config: func(c *Config) { c.Accumulator.Codec = protocol.CodecZstd },
+		config: func(c *config) { c.Accumulator.Codec = protocol.CodecZstd },
 		setup:  func(f *fixture) { f.sel.AutoReady(old) },
 	})
 	pos := f.sendN("t", 0, 3)

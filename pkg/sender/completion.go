@@ -24,7 +24,7 @@ var ErrLeaderUnreachable = errors.New("could not be reached")
 
 // completeBatch decides a sent batch's fate from its request's outcome:
 // done, split, retried or failed (Kafka's Sender.completeBatch).
-func (s *Sender) completeBatch(b *accumulator.Batch, err error, baseOffset, logAppendTime int64, now time.Time) {
+func (s *sender) completeBatch(b *accumulator.Batch, err error, baseOffset, logAppendTime int64, now time.Time) {
 	s.inFlight.remove(b)
 	s.unmute(b)
 	if b.IsDone() {
@@ -61,7 +61,7 @@ func (s *Sender) completeBatch(b *accumulator.Batch, err error, baseOffset, logA
 // was already reported (delivery timeout while in flight, forced close):
 // the broker's answer still tells the idempotence state whether its
 // sequence was used, and its memory can now be released.
-func (s *Sender) completeReported(b *accumulator.Batch, err error) {
+func (s *sender) completeReported(b *accumulator.Batch, err error) {
 	if err == nil || errors.Is(err, protocol.ErrDuplicateSequenceNumber) {
 		s.idem.acked(b)
 	} else {
@@ -74,7 +74,7 @@ func (s *Sender) completeReported(b *accumulator.Batch, err error) {
 
 // failSent fails a sent batch for good with the broker's error, saying so
 // when an attempt may have been written nonetheless.
-func (s *Sender) failSent(b *accumulator.Batch, err error) {
+func (s *sender) failSent(b *accumulator.Batch, err error) {
 	s.idem.abandoned(b, !s.mayBeWritten(b))
 	if s.mayBeWritten(b) {
 		err = fmt.Errorf("%w; an attempt got no clear answer: %s", err, maybeWrittenNote)
@@ -95,7 +95,7 @@ func (s *Sender) failSent(b *accumulator.Batch, err error) {
 // Kafka's ProducerBatch.split), so later batches of the partition, even in
 // flight, keep valid sequences: the broker refused the big batch, so it
 // still expects its first sequence, which the first part carries.
-func (s *Sender) tooLarge(b *accumulator.Batch, err error, now time.Time) {
+func (s *sender) tooLarge(b *accumulator.Batch, err error, now time.Time) {
 	tp := b.TopicPartition()
 	delete(s.lastErr, b)
 	delete(s.maybeWritten, b)
@@ -107,12 +107,12 @@ func (s *Sender) tooLarge(b *accumulator.Batch, err error, now time.Time) {
 	}
 	s.idem.split(b, parts)
 	s.stats.splits.Add(1)
-	s.log.Debug().Str("topic", tp.Topic).Int32("partition", tp.Partition).
-		Int("records", b.RecordCount()).Int("batches", len(parts)).Msg("batch too large; split")
+	s.log.Debug("batch too large; split", "topic", tp.Topic, "partition", tp.Partition,
+		"records", b.RecordCount(), "batches", len(parts))
 }
 
 // finish completes a batch once and releases its memory.
-func (s *Sender) finish(b *accumulator.Batch, baseOffset, logAppendTime int64, err error) {
+func (s *sender) finish(b *accumulator.Batch, baseOffset, logAppendTime int64, err error) {
 	delete(s.lastErr, b)
 	delete(s.maybeWritten, b)
 	s.report(b, baseOffset, logAppendTime, err)
@@ -121,7 +121,7 @@ func (s *Sender) finish(b *accumulator.Batch, baseOffset, logAppendTime int64, e
 
 // report reports a batch's outcome (once) and notes that records completed
 // in this turn.
-func (s *Sender) report(b *accumulator.Batch, baseOffset, logAppendTime int64, err error) {
+func (s *sender) report(b *accumulator.Batch, baseOffset, logAppendTime int64, err error) {
 	if b.Done(baseOffset, logAppendTime, err) {
 		s.completed = true
 		if err != nil && s.txn != nil {
@@ -132,7 +132,7 @@ func (s *Sender) report(b *accumulator.Batch, baseOffset, logAppendTime int64, e
 
 // transactionalBatchFailed makes the open transaction abortable, or stops
 // the producer when another producer fenced it.
-func (s *Sender) transactionalBatchFailed(err error) {
+func (s *sender) transactionalBatchFailed(err error) {
 	if isFencingError(err) {
 		s.setFatal(s.txn.fatalError("produce", err))
 		return
@@ -141,14 +141,14 @@ func (s *Sender) transactionalBatchFailed(err error) {
 }
 
 // fail completes a batch that is not in flight with err.
-func (s *Sender) fail(b *accumulator.Batch, err error) {
+func (s *sender) fail(b *accumulator.Batch, err error) {
 	s.idem.abandoned(b, !s.mayBeWritten(b))
 	s.finish(b, -1, -1, err)
 }
 
 // unmute lets the partition of a completed batch send again when only one
 // request per partition may be in flight.
-func (s *Sender) unmute(b *accumulator.Batch) {
+func (s *sender) unmute(b *accumulator.Batch) {
 	if s.guaranteeOrder() {
 		s.acc.UnmutePartition(b.TopicPartition())
 	}
@@ -157,23 +157,23 @@ func (s *Sender) unmute(b *accumulator.Batch) {
 // guaranteeOrder is Kafka's guaranteeMessageOrder: with one request in
 // flight per connection, a partition with a batch in flight is muted, so
 // that a leader change cannot put two of its batches in flight at once.
-func (s *Sender) guaranteeOrder() bool { return s.cfg.Network.MaxInFlightPerConnection == 1 }
+func (s *sender) guaranteeOrder() bool { return s.cfg.Network.MaxInFlightPerConnection == 1 }
 
 // canRetry reports whether a failed attempt may be retried: the error is
 // retriable and the delivery timeout has not passed.
-func (s *Sender) canRetry(b *accumulator.Batch, err error, now time.Time) bool {
+func (s *sender) canRetry(b *accumulator.Batch, err error, now time.Time) bool {
 	return s.canRetryAt(b, now) && s.retriable(err)
 }
 
 // canRetryAt reports whether a batch has attempts and time left.
-func (s *Sender) canRetryAt(b *accumulator.Batch, now time.Time) bool {
+func (s *sender) canRetryAt(b *accumulator.Batch, now time.Time) bool {
 	return b.Attempts() < s.cfg.Retries && now.Before(b.CreatedAt().Add(s.cfg.Accumulator.DeliveryTimeout))
 }
 
 // retriable classifies an attempt's error. Kafka marks CORRUPT_MESSAGE
 // retriable because the network may have corrupted the bytes, but a batch
 // is resent byte for byte, so it is not retried here.
-func (s *Sender) retriable(err error) bool {
+func (s *sender) retriable(err error) bool {
 	switch {
 	case errors.Is(err, network.ErrDisconnected), errors.Is(err, network.ErrRequestTimedOut):
 		return true
@@ -194,7 +194,7 @@ func (s *Sender) retriable(err error) bool {
 // retry puts a batch back for another attempt after its backoff, refreshing
 // metadata when the error says it is stale, and handling the sequence
 // errors as Kafka's TransactionManager does.
-func (s *Sender) retry(b *accumulator.Batch, err error, now time.Time) {
+func (s *sender) retry(b *accumulator.Batch, err error, now time.Time) {
 	tp := b.TopicPartition()
 	if b.HasSequence() {
 		switch {
@@ -216,7 +216,7 @@ func (s *Sender) retry(b *accumulator.Batch, err error, now time.Time) {
 		s.md.RequestUpdate()
 	}
 	s.lastErr[b] = err
-	s.log.Debug().Err(err).Str("topic", tp.Topic).Int32("partition", tp.Partition).Int("attempt", b.Attempts()+1).Msg("retrying batch")
+	s.log.Debug("retrying batch", "topic", tp.Topic, "partition", tp.Partition, "attempt", b.Attempts()+1, "err", err)
 	s.stats.retries.Add(1)
 	s.acc.Reenqueue(b, now)
 }
@@ -225,7 +225,7 @@ func (s *Sender) retry(b *accumulator.Batch, err error, now time.Time) {
 // or, for a batch never sent, why it could not be sent.
 // attempts counts the attempts made; inFlight says the last one is still
 // awaiting its answer.
-func (s *Sender) deliveryTimeoutError(b *accumulator.Batch, attempts int, inFlight bool) error {
+func (s *sender) deliveryTimeoutError(b *accumulator.Batch, attempts int, inFlight bool) error {
 	err := fmt.Errorf("%w: not delivered within %s (%d attempts)", ErrDeliveryTimeout, s.cfg.Accumulator.DeliveryTimeout, attempts)
 	switch {
 	case inFlight:
@@ -244,7 +244,7 @@ func (s *Sender) deliveryTimeoutError(b *accumulator.Batch, attempts int, inFlig
 
 // leaderReason says why a partition's batches cannot be sent to its
 // leader, or nil when its leader is known and connected.
-func (s *Sender) leaderReason(tp accumulator.TopicPartition) error {
+func (s *sender) leaderReason(tp accumulator.TopicPartition) error {
 	cluster := s.md.Fetch()
 	leader, ok := cluster.LeaderFor(tp.Topic, tp.Partition)
 	if !ok {

@@ -3,123 +3,148 @@ package sender
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"time"
-
-	"github.com/rs/zerolog"
 
 	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/network"
 )
 
-// Acks values of a Produce request.
+// Acks is how many acknowledgements the leader waits for before it answers
+// a Produce request (acks).
+type Acks int16
+
+// The Acks values.
 const (
-	AcksAll    int16 = -1
-	AcksLeader int16 = 1
-	AcksNone   int16 = 0
+	// AllAcks waits for every in-sync replica (acks=all, -1): the default,
+	// and what idempotence needs.
+	AllAcks Acks = -1
+	// LeaderAck waits for the leader only (acks=1).
+	LeaderAck Acks = 1
+	// NoAck does not wait: the broker sends no answer, and records are
+	// delivered once written to the connection, at offset -1 (acks=0).
+	NoAck Acks = 0
 )
 
 // MaxInFlightIdempotent is the most requests per connection that Kafka
 // brokers can deduplicate for an idempotent producer.
 const MaxInFlightIdempotent = 5
 
-// Config configures a Producer. Zero values take the defaults of
-// DefaultConfig, except for the booleans.
-type Config struct {
-	Bootstrap      []string      // host:port of the bootstrap brokers
-	Acks           int16         // AcksAll, AcksLeader or AcksNone
-	Idempotence    bool          // enable.idempotence; needs AcksAll
-	MaxRequestSize int           // max.request.size bytes
-	RequestTimeout time.Duration // request.timeout.ms
-	// Retries is how many times a failed batch is retried at most
-	// (retries); DefaultRetries, Kafka's default, retries until the
-	// delivery timeout. 0 never retries and needs Idempotence off.
-	Retries int
-	// MaxBlock bounds how long Send waits for a topic's metadata
-	// (max.block.ms); zero means the delivery timeout.
-	MaxBlock time.Duration
-	// TransactionalID (transactional.id), when set, makes the producer
-	// transactional: records are sent only inside a transaction (see
-	// Producer.BeginTransaction). Needs Idempotence.
-	TransactionalID string
-	// TransactionTimeout (transaction.timeout.ms) is how long the
-	// coordinator lets a transaction stay open before aborting it.
+// DefaultRetries is Kafka's default retries: retry until the delivery
+// timeout.
+const DefaultRetries = math.MaxInt32
+
+// Defaults of the options, as in the Java producer where it has the
+// option (its names in brackets), else kproduce's.
+const (
+	DefaultRequestTimeout     = 30 * time.Second // request.timeout.ms
+	DefaultDeliveryTimeout    = 2 * time.Minute  // delivery.timeout.ms
+	DefaultLinger             = 5 * time.Millisecond
+	DefaultBatchSize          = 1 << 20  // batch.size (Java: 16 KiB)
+	DefaultBufferMemory       = 32 << 20 // buffer.memory
+	DefaultMaxRequestSize     = 1 << 20  // max.request.size
+	DefaultTransactionTimeout = time.Minute
+)
+
+// ErrConfig is wrapped by the errors of New for options that do not go
+// together.
+var ErrConfig = errors.New("invalid producer configuration")
+
+// config is what the options set; New derives the lower layers'
+// configurations from it in one place (see newProducer).
+type config struct {
+	Bootstrap      []string
+	Acks           Acks
+	Idempotence    bool
+	IdempotenceSet bool // Idempotence was asked for explicitly
+	MaxRequestSize int
+	RequestTimeout time.Duration
+	Retries        int
+	MaxBlock       time.Duration // 0: the delivery timeout
+
+	TransactionalID    string
 	TransactionTimeout time.Duration
 
-	// Network configures the connections. Its BootstrapTimeout bounds the
-	// wait for the cluster's first answer: when it passes, or when every
-	// bootstrap address failed for good, the producer stops with a
-	// *network.BootstrapError (FatalError); zero means the delivery
-	// timeout. Its Notify receives the connection notices.
+	// The lower layers' options. Only the options set their fields;
+	// newProducer adds what it derives from the fields above.
 	Network     network.Config
 	Metadata    network.MetadataConfig
 	Socket      network.SocketConfig
 	Accumulator accumulator.Config
 
-	// Partitioner picks partitions; nil means Java's default (murmur2 for
-	// keyed records, sticky for the rest).
-	Partitioner accumulator.Partitioner
-	// Rand returns a uniform int in [0, n); nil means math/rand/v2.
-	Rand func(n int) int
+	Partitioner Partitioner     // nil: murmur2 for keyed records, sticky for the rest
+	Rand        func(n int) int // nil: math/rand/v2
 
-	// AfterCompletions, when set, runs on the Sender goroutine after each
-	// turn that completed records, once their callbacks have run (the
-	// command line flushes its reports there).
-	AfterCompletions func()
+	AfterPromises         func()
+	SkipDeliveredPromises bool
+	DryRun                bool
+	DryRunPartitions      int
 
-	Logger zerolog.Logger
+	Logger *slog.Logger // nil: discard
 }
 
-// DefaultConfig returns the defaults of the kproduce command line, which
-// follow the Java producer where they have a counterpart.
-func DefaultConfig() Config {
-	return Config{
-		Bootstrap:      []string{"127.0.0.1:9092"},
-		Acks:           AcksAll,
-		Idempotence:    true,
-		MaxRequestSize: 1 << 20,
-		RequestTimeout: 30 * time.Second,
-		Retries:        DefaultRetries,
-		// Java's default transaction.timeout.ms.
-		TransactionTimeout: time.Minute,
+// defaultConfig returns the defaults, which follow the Java producer.
+func defaultConfig() config {
+	return config{
+		Bootstrap:          []string{"127.0.0.1:9092"},
+		Acks:               AllAcks,
+		Idempotence:        true,
+		MaxRequestSize:     DefaultMaxRequestSize,
+		RequestTimeout:     DefaultRequestTimeout,
+		Retries:            DefaultRetries,
+		TransactionTimeout: DefaultTransactionTimeout,
 		Network: network.Config{
-			ClientID:                  "kproduce",
-			SoftwareName:              "kproduce",
-			SoftwareVersion:           "dev",
-			MaxInFlightPerConnection:  5,
-			RequestTimeout:            30 * time.Second,
-			ReconnectBackoff:          50 * time.Millisecond,
-			ReconnectBackoffMax:       time.Second,
-			ConnectionSetupTimeout:    10 * time.Second,
-			ConnectionSetupTimeoutMax: 30 * time.Second,
+			ClientID:                  network.DefaultClientID,
+			SoftwareName:              network.DefaultSoftwareName,
+			SoftwareVersion:           network.DefaultSoftwareVersion,
+			MaxInFlightPerConnection:  network.DefaultMaxInFlightPerConnection,
+			ReconnectBackoff:          network.DefaultReconnectBackoff,
+			ReconnectBackoffMax:       network.DefaultReconnectBackoffMax,
+			ConnectionSetupTimeout:    network.DefaultConnectionSetupTimeout,
+			ConnectionSetupTimeoutMax: network.DefaultConnectionSetupTimeoutMax,
 			BootstrapTimeout:          network.DefaultBootstrapTimeout,
 		},
 		Metadata: network.MetadataConfig{
-			RefreshBackoff:         100 * time.Millisecond,
-			RefreshBackoffMax:      time.Second,
-			MaxAge:                 5 * time.Minute,
+			RefreshBackoff:         network.DefaultRefreshBackoff,
+			RefreshBackoffMax:      network.DefaultRefreshBackoffMax,
+			MaxAge:                 network.DefaultMetadataMaxAge,
 			AllowAutoTopicCreation: true,
 		},
 		Accumulator: accumulator.Config{
-			BatchSize:       1 << 20,
-			Linger:          5 * time.Millisecond,
-			RetryBackoff:    100 * time.Millisecond,
-			RetryBackoffMax: time.Second,
-			DeliveryTimeout: 2 * time.Minute,
-			BufferMemory:    32 << 20,
+			BatchSize:       DefaultBatchSize,
+			Linger:          DefaultLinger,
+			RetryBackoff:    accumulator.DefaultRetryBackoff,
+			RetryBackoffMax: accumulator.DefaultRetryBackoffMax,
+			DeliveryTimeout: DefaultDeliveryTimeout,
+			BufferMemory:    DefaultBufferMemory,
 		},
 	}
 }
 
-// ErrConfig is wrapped by configuration errors.
-var ErrConfig = errors.New("invalid producer configuration")
+// derive applies the Java producer's implicit rules: idempotence, on by
+// default, is off when acks is not all, retries is 0 or more than
+// MaxInFlightIdempotent requests may be in flight, unless it was asked for
+// (validate then refuses the combination).
+func (c *config) derive() {
+	if !c.IdempotenceSet && c.TransactionalID == "" &&
+		(c.Acks != AllAcks || c.Retries == 0 || c.Network.MaxInFlightPerConnection > MaxInFlightIdempotent) {
+		c.Idempotence = false
+	}
+	if c.TransactionalID != "" && !c.IdempotenceSet {
+		c.Idempotence = true
+	}
+	if c.DryRun {
+		c.Idempotence = false // nothing is sent: no producer id to get
+	}
+}
 
-// Validate checks the rules the Java producer enforces.
-func (c *Config) Validate() error {
+// validate checks the rules the Java producer enforces.
+func (c *config) validate() error {
 	switch {
-	case len(c.Bootstrap) == 0:
-		return fmt.Errorf("%w: no bootstrap brokers", ErrConfig)
-	case c.Acks != AcksAll && c.Acks != AcksLeader && c.Acks != AcksNone:
+	case len(c.Bootstrap) == 0 && !(c.DryRun && c.DryRunPartitions > 0):
+		return fmt.Errorf("%w: no seed brokers", ErrConfig)
+	case c.Acks != AllAcks && c.Acks != LeaderAck && c.Acks != NoAck:
 		return fmt.Errorf("%w: acks must be all (-1), 1 or 0, not %d", ErrConfig, c.Acks)
 	case c.Retries < 0:
 		return fmt.Errorf("%w: retries must not be negative", ErrConfig)
@@ -129,7 +154,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: a transactional producer needs idempotence", ErrConfig)
 	case c.TransactionalID != "" && (c.TransactionTimeout < time.Millisecond || c.TransactionTimeout.Milliseconds() > math.MaxInt32):
 		return fmt.Errorf("%w: transaction timeout %s out of range", ErrConfig, c.TransactionTimeout)
-	case c.Idempotence && c.Acks != AcksAll:
+	case c.TransactionalID != "" && c.DryRun:
+		return fmt.Errorf("%w: a dry run cannot be transactional", ErrConfig)
+	case c.Idempotence && c.Acks != AllAcks:
 		return fmt.Errorf("%w: idempotence needs acks=all", ErrConfig)
 	case c.Idempotence && c.Network.MaxInFlightPerConnection > MaxInFlightIdempotent:
 		return fmt.Errorf("%w: idempotence allows at most %d requests in flight per connection", ErrConfig, MaxInFlightIdempotent)
@@ -139,10 +166,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: sizes must be positive", ErrConfig)
 	case c.RequestTimeout <= 0 || c.Accumulator.DeliveryTimeout <= 0:
 		return fmt.Errorf("%w: timeouts must be positive", ErrConfig)
+	case c.DryRunPartitions < 0:
+		return fmt.Errorf("%w: a dry run's partition count must not be negative", ErrConfig)
 	}
 	return nil
 }
-
-// DefaultRetries is Kafka's default retries: retry until the delivery
-// timeout.
-const DefaultRetries = math.MaxInt32

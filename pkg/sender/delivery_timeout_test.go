@@ -80,7 +80,7 @@ func TestUnsendableBatchExpiresAtDeliveryTimeout(t *testing.T) {
 // TestRetriedBatchExpiresWithItsLastError: a batch retried until the
 // delivery timeout reports the timeout with the last error it got.
 func TestRetriedBatchExpiresWithItsLastError(t *testing.T) {
-	f := newFixture(t, fixtureOptions{config: func(c *Config) {
+	f := newFixture(t, fixtureOptions{config: func(c *config) {
 		c.Accumulator.DeliveryTimeout = 10 * time.Second
 		c.Accumulator.RetryBackoff = 4 * time.Second
 		c.Accumulator.RetryBackoffMax = 8 * time.Second
@@ -133,7 +133,7 @@ func TestFailureSaysWhenTheRecordMayBeWritten(t *testing.T) {
 	for _, idempotent := range []bool{false, true} {
 		for _, tt := range tests {
 			t.Run(fmt.Sprintf("%s/idempotence=%v", tt.name, idempotent), func(t *testing.T) {
-				f := newFixture(t, fixtureOptions{config: func(c *Config) {
+				f := newFixture(t, fixtureOptions{config: func(c *config) {
 					c.Idempotence = idempotent
 					c.Accumulator.DeliveryTimeout = 10 * time.Second
 				}})
@@ -170,7 +170,7 @@ func TestFailureSaysWhenTheRecordMayBeWritten(t *testing.T) {
 // TestRetriableErrorAfterDeliveryTimeout: a retriable answer that comes
 // after the delivery timeout ends the batch with ErrDeliveryTimeout.
 func TestRetriableErrorAfterDeliveryTimeout(t *testing.T) {
-	f := newFixture(t, fixtureOptions{config: func(c *Config) { c.Accumulator.DeliveryTimeout = 40 * time.Second }})
+	f := newFixture(t, fixtureOptions{config: func(c *config) { c.Accumulator.DeliveryTimeout = 40 * time.Second }})
 	created := f.now()
 	p := f.send("t", 0)
 	f.advance(testLinger)
@@ -193,7 +193,7 @@ func TestRetriableErrorAfterDeliveryTimeout(t *testing.T) {
 func TestInFlightBatchExpires(t *testing.T) {
 	for _, late := range []string{"success", "error", "disconnect"} {
 		t.Run(late, func(t *testing.T) {
-			f := newFixture(t, fixtureOptions{config: configs(nonIdempotent, func(c *Config) {
+			f := newFixture(t, fixtureOptions{config: configs(nonIdempotent, func(c *config) {
 				c.Accumulator.DeliveryTimeout = 20 * time.Second // shorter than the request timeout
 				c.Accumulator.BatchSize = 1024
 				c.Accumulator.BufferMemory = 1024 // one batch buffer takes it all
@@ -218,7 +218,7 @@ func TestInFlightBatchExpires(t *testing.T) {
 			cancelled, cancel := context.WithCancel(context.Background())
 			cancel()
 			rec := &Record{Topic: "t", Partition: 0, Value: []byte("x")}
-			err := f.p.Send(cancelled, rec, f.position())
+			err := f.produce(cancelled, rec, f.position())
 			require.ErrorIs(t, err, context.Canceled, "the expired batch still holds the memory")
 
 			switch late {
@@ -235,7 +235,7 @@ func TestInFlightBatchExpires(t *testing.T) {
 				require.Len(t, f.outcomesOf(p), 1, "the late answer is not reported")
 				require.ErrorIs(t, f.outcome(p).err, ErrDeliveryTimeout)
 			}
-			require.NoError(t, f.p.Send(cancelled, rec, f.position()), "memory released once the request completed")
+			require.NoError(t, f.produce(cancelled, rec, f.position()), "memory released once the request completed")
 			f.advance(testRetryBackoff)
 			next := f.stepUntilProduce()[0]
 			assert.Equal(t, []string{"x"}, f.batchFor(next, "t", 0).values, "the expired batch is not retried")

@@ -1,19 +1,37 @@
-// Package sender is the producer engine: the Producer facade that the
-// command line appends records through, and the Sender goroutine that
-// drains the record accumulator into Produce requests, one per broker,
-// through the network client's ready/send/poll cycle (Kafka's Sender.java).
+// Package sender is a Kafka producer: New starts one with options
+// (brokers, TLS and SASL, acks, idempotence, batching, compression,
+// transactions), Produce and ProduceBatch hand records over, and each
+// record's promise is called once with what became of it, delivered (its
+// Offset set) or failed (an error, classified with errors.Is: ErrNotSent,
+// ErrDeliveryTimeout, a Kafka error from pkg/protocol...). Flush waits for
+// everything handed over; Close flushes and stops. A transactional producer
+// (TransactionalID) produces between BeginTransaction and
+// CommitTransaction or AbortTransaction.
 //
-// Invariants:
+// Produce keeps the caller's *Record until its promise runs, as franz-go's
+// kgo does; ProduceBatch copies each record into its batch, with no
+// allocation per record, and gives the promises the producer's own copy:
+// the fast path for many records. Either way a record may carry the
+// caller's own data in Opaque.
+//
+// The producer follows Apache Kafka's Java client (KafkaProducer,
+// RecordAccumulator, Sender): one goroutine of the producer, the Sender,
+// drains the record accumulator (package accumulator) into Produce
+// requests, one per broker, through the network client's ready/send/poll
+// cycle (package network); records are batched per partition, retried
+// until the delivery timeout, deduplicated by the broker with idempotence.
+//
+// Invariants, for those who change this package:
 //   - One goroutine, the Sender's, owns the network client, the in-flight
 //     batches and the idempotence state; nothing else touches them. The
 //     Producer facade only appends to the accumulator, reads the metadata
 //     snapshot and wakes the Sender.
-//   - SendBatch and SendRun place records as Send does one after the
+//   - ProduceBatch places records as Produce does one after the
 //     other (the sticky partition moves on when a record would open a new
 //     batch there; a partition's records keep their order), routing a run
 //     under one acquisition of the partitioner's lock and appending each
 //     partition's records under one of the accumulator's.
-//   - Every record appended gets exactly one outcome through the callback:
+//   - Every record handed over gets exactly one outcome through its promise:
 //     delivered with its offset, or failed with a reason. A batch's outcome
 //     is set once (accumulator.Batch.Done); later answers for it are ignored.
 //     A record that fails although an attempt may have been stored (no
@@ -53,7 +71,7 @@
 //     oldest unacknowledged batch of its partition with nothing else of it
 //     in flight: the halves go to the front of the partition's queue,
 //     which is then the right place.
-//   - A transactional producer (Config.TransactionalID) gets its producer id
+//   - A transactional producer (TransactionalID) gets its producer id
 //     from the transaction coordinator and sends its transactional requests
 //     (FindCoordinator, InitProducerId, AddPartitionsToTxn, EndTxn) one at a
 //     time from the Sender goroutine; the facade only posts commands. A

@@ -37,7 +37,7 @@ func TestNonRetriableErrorsFailAtOnce(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				f := newFixture(t, fixtureOptions{topics: map[string]int32{"t": 2},
-					config: func(c *Config) { c.Idempotence = idempotent }})
+					config: func(c *config) { c.Idempotence = idempotent }})
 				bad := f.sendN("t", 0, 2)
 				good := f.sendN("t", 1, 2)
 				f.advance(testLinger)
@@ -74,7 +74,7 @@ func TestNonRetriableErrorsFailAtOnce(t *testing.T) {
 func TestMessageTooLarge(t *testing.T) {
 	for _, idempotent := range []bool{false, true} {
 		t.Run(map[bool]string{false: "plain", true: "idempotent"}[idempotent], func(t *testing.T) {
-			f := newFixture(t, fixtureOptions{config: func(c *Config) { c.Idempotence = idempotent }})
+			f := newFixture(t, fixtureOptions{config: func(c *config) { c.Idempotence = idempotent }})
 			positions := f.sendN("t", 0, 4)
 			f.advance(testLinger)
 			req := f.stepUntilProduce()[0]

@@ -244,7 +244,7 @@ func (f *fixture) producerID(req networktest.SentRequest, topic string, partitio
 // prime delivers one record to a partition, so that the broker has
 // acknowledged a batch of the current producer id there and later batches
 // may be pipelined. It returns the record's position.
-func (f *fixture) prime(topic string, partition int32) accumulator.Position {
+func (f *fixture) prime(topic string, partition int32) Position {
 	f.t.Helper()
 	pos := f.send(topic, partition)
 	f.advance(testLinger)

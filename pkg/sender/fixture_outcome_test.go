@@ -15,18 +15,18 @@ import (
 // to wait for other goroutines without sleeping.
 
 // outcomesOf returns the outcomes of a position.
-func (f *fixture) outcomesOf(pos accumulator.Position) []outcome {
+func (f *fixture) outcomesOf(pos Position) []outcome {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.outcomes[pos])
 }
 
 // pending reports whether a position has no outcome yet.
-func (f *fixture) pending(pos accumulator.Position) bool { return len(f.outcomesOf(pos)) == 0 }
+func (f *fixture) pending(pos Position) bool { return len(f.outcomesOf(pos)) == 0 }
 
 // outcome returns the one outcome of a position, failing unless there is
 // exactly one.
-func (f *fixture) outcome(pos accumulator.Position) outcome {
+func (f *fixture) outcome(pos Position) outcome {
 	f.t.Helper()
 	outs := f.outcomesOf(pos)
 	require.Len(f.t, outs, 1, "outcomes of record %d", pos.Record)
@@ -40,14 +40,14 @@ func (f *fixture) requireExactlyOnce() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for r := int64(1); r <= f.nextPos; r++ {
-		pos := accumulator.Position{Source: 1, Record: r}
+		pos := Position{Source: 1, Record: r}
 		require.Len(f.t, f.outcomes[pos], 1, "outcomes of record %d", r)
 	}
 	require.Len(f.t, f.outcomes, int(f.nextPos), "outcomes for positions never sent")
 }
 
 // callbackOrder returns the positions in the order their callbacks ran.
-func (f *fixture) callbackOrder() []accumulator.Position {
+func (f *fixture) callbackOrder() []Position {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.order)

@@ -19,7 +19,7 @@ import (
 // The fixture steps a Producer's Sender by hand: a MockSelector plays the
 // brokers (connections complete at once, ApiVersions and Metadata are
 // answered automatically), a ManualClock is the only time, and every
-// record outcome is collected by Position.
+// record outcome is collected by Position (each record's Opaque).
 
 const (
 	testRequestTimeout  = 30 * time.Second
@@ -42,7 +42,7 @@ type outcome struct {
 type fixtureOptions struct {
 	brokers int              // nodes 1..brokers
 	topics  map[string]int32 // topic -> partition count; leader of p is node p%brokers+1
-	config  func(*Config)
+	config  func(*config)
 	// cluster, when set, adjusts the metadata the brokers report.
 	cluster func(*protocol.MetadataResponse)
 	// manualInit leaves InitProducerId unanswered: the test answers it.
@@ -57,12 +57,12 @@ type fixture struct {
 	clock *networktest.ManualClock
 	sel   *networktest.MockSelector
 	p     *Producer
-	s     *Sender
+	s     *sender
 
 	mu       sync.Mutex // guards the fields below: the Sender may run on its own goroutine
 	cluster  *protocol.MetadataResponse
-	outcomes map[accumulator.Position][]outcome
-	order    []accumulator.Position
+	outcomes map[Position][]outcome
+	order    []Position
 	nextPID  int64
 	inits    int
 	// pollWait is how far the clock moves during the next poll, as if the
@@ -77,8 +77,8 @@ type fixture struct {
 
 // testConfig is a deterministic configuration: fixed jitter and node
 // choice, small timeouts, no compression.
-func testConfig() Config {
-	cfg := DefaultConfig()
+func testConfig() config {
+	cfg := defaultConfig()
 	cfg.Bootstrap = []string{"127.0.0.1:9090"}
 	cfg.RequestTimeout = testRequestTimeout
 	cfg.MaxBlock = time.Hour
@@ -93,6 +93,8 @@ func testConfig() Config {
 	cfg.Accumulator.DeliveryTimeout = testDeliveryTimeout
 	cfg.Accumulator.ResultRecords = true
 	cfg.Rand = func(int) int { return 0 }
+	// Records name their partition, or -1 for the default partitioner.
+	cfg.Partitioner = ManualPartitioner(accumulator.NewMurmur2Partitioner(cfg.Rand))
 	return cfg
 }
 
@@ -114,7 +116,7 @@ func newFixture(t *testing.T, opts fixtureOptions) *fixture {
 		t:        t,
 		clock:    networktest.NewManualClock(time.Unix(1_700_000_000, 0)),
 		sel:      networktest.NewMockSelector(),
-		outcomes: make(map[accumulator.Position][]outcome),
+		outcomes: make(map[Position][]outcome),
 		nextPID:  firstProducerID,
 		logEnd:   make(map[accumulator.TopicPartition]int64),
 		produced: make(map[accumulator.TopicPartition][]string),
@@ -142,7 +144,7 @@ func newFixture(t *testing.T, opts fixtureOptions) *fixture {
 	if opts.setup != nil {
 		opts.setup(f)
 	}
-	p, err := newProducer(cfg, waitingSelector{f.sel, f}, f.clock, f.callback)
+	p, err := newProducer(cfg, waitingSelector{f.sel, f}, f.clock)
 	require.NoError(t, err)
 	f.p, f.s = p, p.sender
 	t.Cleanup(func() { f.s.client.Close() })
@@ -151,8 +153,8 @@ func newFixture(t *testing.T, opts fixtureOptions) *fixture {
 }
 
 // configs applies several configuration changes in order.
-func configs(fns ...func(*Config)) func(*Config) {
-	return func(c *Config) {
+func configs(fns ...func(*config)) func(*config) {
+	return func(c *config) {
 		for _, fn := range fns {
 			fn(c)
 		}
@@ -160,7 +162,7 @@ func configs(fns ...func(*Config)) func(*Config) {
 }
 
 // nonIdempotent turns idempotence off.
-func nonIdempotent(c *Config) { c.Idempotence = false }
+func nonIdempotent(c *config) { c.Idempotence = false }
 
 // waitingSelector is the MockSelector, whose Poll moves the clock by the
 // fixture's pollWait once.
@@ -257,14 +259,23 @@ func (f *fixture) allConnected() bool {
 	return all
 }
 
-// callback records a copy of each outcome.
-func (f *fixture) callback(r *accumulator.Result) {
+// promise records a copy of each outcome, under the record's Position.
+func (f *fixture) promise(r *Record, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.outcomes[r.Position] = append(f.outcomes[r.Position], outcome{
-		tp: r.TopicPartition, offset: r.Offset, timestamp: r.Timestamp, value: string(r.Value), err: r.Err,
+	pos := r.Opaque.(Position)
+	f.outcomes[pos] = append(f.outcomes[pos], outcome{
+		tp:     accumulator.TopicPartition{Topic: r.Topic, Partition: r.Partition},
+		offset: r.Offset, timestamp: r.Timestamp.UnixMilli(), value: string(r.Value), err: err,
 	})
-	f.order = append(f.order, r.Position)
+	f.order = append(f.order, pos)
+}
+
+// produce hands rec, at pos, to the producer with Produce: its outcome is
+// recorded by promise, unless the producer refused it at once, which
+// produce returns.
+func (f *fixture) produce(ctx context.Context, rec *Record, pos Position) error {
+	return produceTo(f.p, ctx, rec, pos, f.promise)
 }
 
 func (f *fixture) now() time.Time              { return f.clock.Now() }
@@ -274,20 +285,20 @@ func (f *fixture) advanceStep(d time.Duration) { f.advance(d); f.step() }
 
 // send appends a record with an explicit partition and returns its
 // position; its value is value(position).
-func (f *fixture) send(topic string, partition int32) accumulator.Position {
+func (f *fixture) send(topic string, partition int32) Position {
 	f.t.Helper()
 	pos := f.position()
 	rec := &Record{Topic: topic, Partition: partition, Value: []byte(value(pos))}
-	require.NoError(f.t, f.p.Send(context.Background(), rec, pos))
+	require.NoError(f.t, f.produce(context.Background(), rec, pos))
 	return pos
 }
 
 // value is the value of the record at pos: fixed width, so that every
 // record takes recordBytes in a batch.
-func value(pos accumulator.Position) string { return fmt.Sprintf("v%04d", pos.Record) }
+func value(pos Position) string { return fmt.Sprintf("v%04d", pos.Record) }
 
 // values returns the values of the records at the positions.
-func values(positions ...accumulator.Position) []string {
+func values(positions ...Position) []string {
 	out := make([]string, len(positions))
 	for i, p := range positions {
 		out[i] = value(p)
@@ -300,14 +311,14 @@ func values(positions ...accumulator.Position) []string {
 const recordBytes = 12
 
 // recordsPerBatch makes batches hold exactly n test records.
-func recordsPerBatch(n int) func(*Config) {
-	return func(c *Config) { c.Accumulator.BatchSize = protocol.RecordBatchHeaderSize + n*recordBytes }
+func recordsPerBatch(n int) func(*config) {
+	return func(c *config) { c.Accumulator.BatchSize = protocol.RecordBatchHeaderSize + n*recordBytes }
 }
 
 // sendN appends n records to one partition.
-func (f *fixture) sendN(topic string, partition int32, n int) []accumulator.Position {
+func (f *fixture) sendN(topic string, partition int32, n int) []Position {
 	f.t.Helper()
-	out := make([]accumulator.Position, n)
+	out := make([]Position, n)
 	for i := range out {
 		out[i] = f.send(topic, partition)
 	}
@@ -315,9 +326,9 @@ func (f *fixture) sendN(topic string, partition int32, n int) []accumulator.Posi
 }
 
 // position hands out the next record position.
-func (f *fixture) position() accumulator.Position {
+func (f *fixture) position() Position {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.nextPos++
-	return accumulator.Position{Source: 1, Record: f.nextPos}
+	return Position{Source: 1, Record: f.nextPos}
 }

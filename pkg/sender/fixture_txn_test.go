@@ -51,7 +51,7 @@ func (sc *txnScript) setCoordinator(node int32) {
 }
 
 // transactional makes the producer transactional.
-func transactional(c *Config) { c.TransactionalID = testTransactionalID }
+func transactional(c *config) { c.TransactionalID = testTransactionalID }
 
 // newTxnFixture is newFixture for a transactional producer with its
 // coordinator; setup runs before the producer starts, so answers scripted
@@ -69,9 +69,9 @@ func newTxnFixture(t *testing.T, opts fixtureOptions, setup func(*txnScript)) (*
 	return newFixture(t, opts), sc
 }
 
-func orNothing(fn func(*Config)) func(*Config) {
+func orNothing(fn func(*config)) func(*config) {
 	if fn == nil {
-		return func(*Config) {}
+		return func(*config) {}
 	}
 	return fn
 }

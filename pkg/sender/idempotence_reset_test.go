@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/network/networktest"
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
@@ -20,7 +19,7 @@ func TestSequenceReset(t *testing.T) {
 	for _, err := range []*protocol.Error{protocol.ErrOutOfOrderSequenceNumber, protocol.ErrUnknownProducerId, protocol.ErrInvalidProducerEpoch} {
 		t.Run(err.Name, func(t *testing.T) {
 			f := newFixture(t, fixtureOptions{config: recordsPerBatch(1)})
-			positions := []accumulator.Position{f.send("t", 0)}
+			positions := []Position{f.send("t", 0)}
 			f.advance(testLinger)
 			f.respondAll(f.stepUntilProduce()[0], success) // seq 0 acknowledged
 			f.step()
@@ -138,7 +137,7 @@ func TestMaybeWrittenBatchKeepsItsSequence(t *testing.T) {
 	for _, name := range []string{"answered after the deadline", "expired in flight, then success",
 		"expired in flight, then disconnect", "expired in flight, then disconnect, then out of order"} {
 		t.Run(name, func(t *testing.T) {
-			f := newFixture(t, fixtureOptions{config: configs(recordsPerBatch(1), func(c *Config) {
+			f := newFixture(t, fixtureOptions{config: configs(recordsPerBatch(1), func(c *config) {
 				c.Accumulator.DeliveryTimeout = 20 * time.Second
 			})})
 			f.prime("t", 0) // sequence 0

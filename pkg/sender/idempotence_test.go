@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
@@ -44,7 +43,7 @@ func TestSequencesPerPartition(t *testing.T) {
 // leader with an empty connection.
 func TestAtMostFiveBatchesInFlightPerPartition(t *testing.T) {
 	f := newFixture(t, fixtureOptions{brokers: 2, config: recordsPerBatch(1)})
-	positions := []accumulator.Position{f.prime("t", 0)}
+	positions := []Position{f.prime("t", 0)}
 	positions = append(positions, f.sendN("t", 0, 7)...)
 	f.advance(testLinger)
 	reqs := f.stepUntilProduceN(5)
@@ -88,7 +87,7 @@ func mustLeader(t *testing.T, f *fixture, topic string, partition int32) int32 {
 // expected is retried with its sequence; nothing is reset.
 func TestRetriedBatchGoesFirstAndAlone(t *testing.T) {
 	f := newFixture(t, fixtureOptions{config: recordsPerBatch(1)})
-	positions := []accumulator.Position{f.prime("t", 0)} // sequence 0
+	positions := []Position{f.prime("t", 0)} // sequence 0
 	positions = append(positions, f.sendN("t", 0, 3)...)
 	f.advance(testLinger)
 	reqs := f.stepUntilProduceN(3)
@@ -163,7 +162,7 @@ func TestIdempotentSplitKeepsOrder(t *testing.T) {
 		assert.Equal(t, []int32{1, 2, 3}[i], b.batch.FirstSequence)
 	}
 	assert.Equal(t, [][]string{values(positions[0]), values(positions[1]), values(positions[2:]...)}, sent)
-	assert.Equal(t, values(append([]accumulator.Position{primed}, positions...)...), f.log(tp("t", 0)))
+	assert.Equal(t, values(append([]Position{primed}, positions...)...), f.log(tp("t", 0)))
 	assert.Len(t, f.initRequests(), 1, "no new producer id")
 	f.requireExactlyOnce()
 }
@@ -238,6 +237,6 @@ func TestIdempotentSplitBehindRetry(t *testing.T) {
 		assert.Equal(t, []int32{1, 3, 4}[i], b.batch.FirstSequence)
 	}
 	assert.Equal(t, [][]string{values(positions[:2]...), values(positions[2]), values(positions[3])}, sent)
-	assert.Equal(t, values(append([]accumulator.Position{primed}, positions...)...), f.log(tp("t", 0)))
+	assert.Equal(t, values(append([]Position{primed}, positions...)...), f.log(tp("t", 0)))
 	f.requireExactlyOnce()
 }

@@ -24,9 +24,9 @@ type initProducerIDAttachment struct{}
 // maybeInitProducerID starts fetching a producer id when one is needed (at
 // start, or once a sequence reset can happen) and returns how long the
 // next poll may wait.
-func (s *Sender) maybeInitProducerID(now time.Time) time.Duration {
+func (s *sender) maybeInitProducerID(now time.Time) time.Duration {
 	if s.idem.readyToReset(s.inFlight.requests) && s.idem.pid.valid() {
-		s.log.Info().Int64("producer_id", s.idem.pid.id).Msg("resetting idempotent sequences with a new producer id")
+		s.log.Info("resetting idempotent sequences with a new producer id", "producer_id", s.idem.pid.id)
 		s.idem.pid = noProducerID
 	}
 	if !s.idem.needsProducerID() || s.init.inFlight {
@@ -58,7 +58,7 @@ func (s *Sender) maybeInitProducerID(now time.Time) time.Duration {
 
 // handleInitProducerIDResponse installs the new producer id, or backs off
 // and retries, or stops the producer when the broker refuses idempotence.
-func (s *Sender) handleInitProducerIDResponse(resp *network.ClientResponse) {
+func (s *sender) handleInitProducerIDResponse(resp *network.ClientResponse) {
 	s.init.inFlight = false
 	now := resp.ReceivedAt
 	if resp.Body == nil {
@@ -76,7 +76,7 @@ func (s *Sender) handleInitProducerIDResponse(resp *network.ClientResponse) {
 	case err == nil:
 		s.init.failures = 0
 		s.idem.setProducerID(producerIDAndEpoch{id: body.ProducerID, epoch: body.ProducerEpoch})
-		s.log.Debug().Int64("producer_id", body.ProducerID).Int16("epoch", body.ProducerEpoch).Msg("producer id")
+		s.log.Debug("producer id", "producer_id", body.ProducerID, "epoch", body.ProducerEpoch)
 	case errors.As(err, &kerr) && kerr.Retriable:
 		s.initFailed(err, now)
 	case errors.Is(err, protocol.ErrClusterAuthorizationFailed):
@@ -87,10 +87,10 @@ func (s *Sender) handleInitProducerIDResponse(resp *network.ClientResponse) {
 }
 
 // initFailed schedules another InitProducerId attempt with backoff.
-func (s *Sender) initFailed(err error, now time.Time) {
+func (s *sender) initFailed(err error, now time.Time) {
 	s.init.failures++
 	backoff := s.cfg.Accumulator.RetryBackoff << min(s.init.failures-1, 10)
 	backoff = min(backoff, s.cfg.Accumulator.RetryBackoffMax)
 	s.init.backoffUntil = now.Add(backoff)
-	s.log.Debug().Err(err).Dur("backoff", backoff).Msg("init producer id failed; retrying")
+	s.log.Debug("init producer id failed; retrying", "backoff", backoff, "err", err)
 }

@@ -114,7 +114,7 @@ func TestInitProducerIDFatalErrors(t *testing.T) {
 				assert.ErrorIs(t, f.outcome(p).err, tt.want)
 			}
 			require.ErrorIs(t, f.p.FatalError(), tt.want)
-			err := f.p.Send(context.Background(), &Record{Topic: "t", Partition: 0, Value: []byte("x")}, f.position())
+			err := f.produce(context.Background(), &Record{Topic: "t", Partition: 0, Value: []byte("x")}, f.position())
 			require.ErrorIs(t, err, tt.want)
 			f.mu.Lock()
 			f.nextPos-- // that record was refused, it has no outcome
@@ -145,7 +145,7 @@ func TestInitProducerIDUnsupported(t *testing.T) {
 	sel.AutoReady(versions)
 	cluster := clusterMetadata(1, map[string]int32{"t": 1})
 	sel.AutoRespond(protocol.KeyMetadata, func(networktest.SentRequest) protocol.Response { return cluster })
-	p, err := newProducer(testConfig(), sel, clock, nil)
+	p, err := newProducer(testConfig(), sel, clock)
 	require.NoError(t, err)
 	t.Cleanup(p.sender.client.Close)
 	for i := 0; i < 20 && p.FatalError() == nil; i++ {

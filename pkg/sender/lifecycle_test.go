@@ -7,14 +7,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kproduce/kproduce/pkg/accumulator"
 )
 
 // TestFlushSendsAtOnceAndWaits: Flush makes lingering batches sendable and
 // returns once every record appended before it has an outcome.
 func TestFlushSendsAtOnceAndWaits(t *testing.T) {
-	f := newFixture(t, fixtureOptions{topics: map[string]int32{"t": 2}, config: func(c *Config) { c.Accumulator.Linger = time.Hour }})
+	f := newFixture(t, fixtureOptions{topics: map[string]int32{"t": 2}, config: func(c *config) { c.Accumulator.Linger = time.Hour }})
 	positions := append(f.sendN("t", 0, 2), f.send("t", 1))
 	f.requireNoProduce("lingering")
 	wakeups := f.sel.Wakeups()
@@ -55,7 +53,7 @@ func TestFlushHonoursContext(t *testing.T) {
 // lingering batches) and returns once everything has an outcome; later
 // Sends fail.
 func TestCloseWaitsForEverything(t *testing.T) {
-	f := newFixture(t, fixtureOptions{topics: map[string]int32{"t": 3}, config: func(c *Config) { c.Accumulator.Linger = time.Hour }})
+	f := newFixture(t, fixtureOptions{topics: map[string]int32{"t": 3}, config: func(c *config) { c.Accumulator.Linger = time.Hour }})
 	f.autoProduce()
 	for p := int32(0); p < 3; p++ {
 		f.sendN("t", p, 3)
@@ -69,13 +67,13 @@ func TestCloseWaitsForEverything(t *testing.T) {
 	for r := int64(1); r <= 9; r++ {
 		require.NoError(t, f.outcomesOf(positionOf(r))[0].err)
 	}
-	err := f.p.Send(context.Background(), &Record{Topic: "t", Partition: 0, Value: []byte("late")}, positionOf(99))
+	err := f.produce(context.Background(), &Record{Topic: "t", Partition: 0, Value: []byte("late")}, positionOf(99))
 	require.ErrorIs(t, err, ErrClosed)
 	assert.True(t, f.sel.ClosedAll(), "connections closed")
 	require.NoError(t, f.p.Close(context.Background()), "closing twice")
 }
 
-func positionOf(r int64) accumulator.Position { return accumulator.Position{Source: 1, Record: r} }
+func positionOf(r int64) Position { return Position{Source: 1, Record: r} }
 
 // TestCloseWithExpiredContext: when Close's context ends first, every
 // record still pending, queued or in flight, fails once with ErrClosed.
@@ -99,7 +97,7 @@ func TestCloseWithExpiredContext(t *testing.T) {
 		require.ErrorIs(t, f.outcome(p).err, ErrClosed)
 	}
 	f.requireExactlyOnce()
-	err := f.p.Send(context.Background(), &Record{Topic: "t", Partition: 0, Value: []byte("late")}, positionOf(99))
+	err := f.produce(context.Background(), &Record{Topic: "t", Partition: 0, Value: []byte("late")}, positionOf(99))
 	require.ErrorIs(t, err, ErrClosed)
 }
 
@@ -107,7 +105,7 @@ func TestCloseWithExpiredContext(t *testing.T) {
 // returns ErrClosed when the producer closes; its record never reaches the
 // callback.
 func TestCloseReleasesSendsBlockedOnMemory(t *testing.T) {
-	f := newFixture(t, fixtureOptions{topics: map[string]int32{"t": 2}, config: func(c *Config) {
+	f := newFixture(t, fixtureOptions{topics: map[string]int32{"t": 2}, config: func(c *config) {
 		c.Accumulator.BatchSize = 1024
 		c.Accumulator.BufferMemory = 1024 // the first batch takes it all
 	}})
@@ -118,7 +116,7 @@ func TestCloseReleasesSendsBlockedOnMemory(t *testing.T) {
 	}
 	errc := make(chan error, 1)
 	go func() {
-		errc <- f.p.Send(context.Background(), &Record{Topic: "t", Partition: 1, Value: []byte("x")}, accumulator.Position{Source: 2})
+		errc <- f.produce(context.Background(), &Record{Topic: "t", Partition: 1, Value: []byte("x")}, Position{Source: 2})
 	}()
 	receive(t, f.p.acc.Wakeup(), "Send to wait for memory")
 

@@ -22,7 +22,7 @@ func (p *Producer) partitionCount(ctx context.Context, topic string) (int, error
 		return n, nil
 	}
 	start := p.clock.Now()
-	defer p.endWait()
+	defer p.waits.Add(1)
 	p.md.AddTopic(topic)
 	p.client.Wakeup()
 	maxBlock := p.cfg.MaxBlock
@@ -43,8 +43,14 @@ func (p *Producer) partitionCount(ctx context.Context, topic string) (int, error
 		if n := cluster.PartitionCount(topic); n > 0 {
 			return n, nil
 		}
-		if t, ok := cluster.Topic(topic); ok && t.Err != nil && !isRetriable(t.Err) {
-			return 0, fmt.Errorf("topic %s: %w", topic, t.Err)
+		if t, ok := cluster.Topic(topic); ok && t.Err != nil {
+			switch {
+			case !isRetriable(t.Err):
+				return 0, fmt.Errorf("topic %s: %w", topic, t.Err)
+			case !p.cfg.Metadata.AllowAutoTopicCreation && errors.Is(t.Err, protocol.ErrUnknownTopicOrPartition):
+				// Nothing will create it: say so at once.
+				return 0, fmt.Errorf("%w: %s: %w", ErrTopicMetadata, topic, t.Err)
+			}
 		}
 		if err := p.sender.fatalError(); err != nil {
 			return 0, err
@@ -91,12 +97,6 @@ func (p *Producer) giveUp(ctx context.Context, topic string, start time.Time, wa
 		}
 	}
 	return p.giveUpOnTopic(topic, start, waited)
-}
-
-// endWait records when a metadata wait ended (see Producer.waitEnd).
-func (p *Producer) endWait() {
-	now := p.clock.Now()
-	p.waitEnd.Store(&now)
 }
 
 // giveUpOnTopic remembers that topic's wait timed out and explains why.

@@ -17,7 +17,7 @@ import (
 func (f *fixture) sendAsync(ctx context.Context, rec *Record) (<-chan error, func() bool) {
 	pos := f.position()
 	errc := make(chan error, 1)
-	go func() { errc <- f.p.Send(ctx, rec, pos) }()
+	go func() { errc <- f.produce(ctx, rec, pos) }()
 	waitUntil(f.t, "Send to ask for the topic's metadata", func() bool {
 		return slices.Contains(f.p.md.Topics(), rec.Topic)
 	})
@@ -65,7 +65,7 @@ func TestSendWaitsForAnUnknownTopic(t *testing.T) {
 // MaxBlock, by the producer's clock; later Sends for it fail at once, and
 // no record reaches the callback.
 func TestSendToAMissingTopic(t *testing.T) {
-	f := newFixture(t, fixtureOptions{config: func(c *Config) { c.MaxBlock = time.Minute }})
+	f := newFixture(t, fixtureOptions{config: func(c *config) { c.MaxBlock = time.Minute }})
 	errc, blocked := f.sendAsync(context.Background(), &Record{Topic: "missing", Partition: -1, Value: []byte("x")})
 	f.awaitUpdateRequest()
 	f.advanceStep(time.Minute - time.Millisecond)
@@ -78,7 +78,7 @@ func TestSendToAMissingTopic(t *testing.T) {
 
 	done := make(chan error, 1)
 	go func() {
-		done <- f.p.Send(context.Background(), &Record{Topic: "missing", Partition: -1}, f.position())
+		done <- f.produce(context.Background(), &Record{Topic: "missing", Partition: -1}, f.position())
 	}()
 	require.ErrorIs(t, receive(t, done, "a second Send"), ErrTopicMetadata, "fails fast")
 	f.mu.Lock()
@@ -103,11 +103,11 @@ func TestSendToAnUnauthorizedTopic(t *testing.T) {
 // TestSendChecksThePartitionAndSize: a partition the topic does not have,
 // and a record larger than a request, are refused by Send itself.
 func TestSendChecksThePartitionAndSize(t *testing.T) {
-	f := newFixture(t, fixtureOptions{topics: map[string]int32{"t": 2}, config: func(c *Config) { c.MaxRequestSize = 1000 }})
-	err := f.p.Send(context.Background(), &Record{Topic: "t", Partition: 2, Value: []byte("x")}, f.position())
+	f := newFixture(t, fixtureOptions{topics: map[string]int32{"t": 2}, config: func(c *config) { c.MaxRequestSize = 1000 }})
+	err := f.produce(context.Background(), &Record{Topic: "t", Partition: 2, Value: []byte("x")}, f.position())
 	require.ErrorIs(t, err, ErrUnknownPartition)
 	assert.Contains(t, err.Error(), "2 partitions")
-	err = f.p.Send(context.Background(), &Record{Topic: "t", Partition: 0, Value: make([]byte, 1000)}, f.position())
+	err = f.produce(context.Background(), &Record{Topic: "t", Partition: 0, Value: make([]byte, 1000)}, f.position())
 	require.ErrorIs(t, err, ErrRecordTooLarge)
 	f.mu.Lock()
 	f.nextPos = 0
@@ -126,27 +126,37 @@ func TestSendWithCancelledContextWhileWaiting(t *testing.T) {
 	require.ErrorIs(t, receive(t, errc, "Send"), context.Canceled)
 }
 
-// TestRecordReadBeforeAMetadataWait: a record read together with one whose
-// topic had to be waited for (same ReadAt) but sent after the wait counts
-// its delivery timeout and timestamp from the end of the wait, as if read
-// then: it is delivered, not expired by the other topic's wait.
-func TestRecordReadBeforeAMetadataWait(t *testing.T) {
-	f := newFixture(t, fixtureOptions{config: func(c *Config) {
+// TestRecordAfterAMetadataWait: a record handed over in one ProduceBatch
+// with one whose topic had to be waited for, and placed after the wait,
+// counts its delivery timeout and timestamp from the end of the wait, as
+// if handed over then: it is delivered, not expired by the other topic's
+// wait.
+func TestRecordAfterAMetadataWait(t *testing.T) {
+	f := newFixture(t, fixtureOptions{config: func(c *config) {
 		c.MaxBlock = time.Minute
 		c.Accumulator.DeliveryTimeout = 30 * time.Second
 	}})
-	readAt := f.now()
-	errc, _ := f.sendAsync(context.Background(), &Record{Topic: "missing", Partition: -1, Value: []byte("x"), ReadAt: readAt})
+	start := f.now()
+	missing, pos := f.position(), f.position()
+	recs := []Record{
+		{Topic: "missing", Partition: AnyPartition, Value: []byte("x"), Opaque: missing},
+		{Topic: "t", Partition: AnyPartition, Value: []byte(value(pos)), Opaque: pos},
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := f.p.ProduceBatch(context.Background(), ptrsOf(recs), f.promise)
+		errc <- err
+	}()
+	waitUntil(t, "ProduceBatch to ask for the topic's metadata", func() bool { return slices.Contains(f.p.md.Topics(), "missing") })
 	f.awaitUpdateRequest()
 	f.advanceStep(time.Minute - time.Millisecond)
 	f.awaitUpdateRequest()
 	f.advanceStep(100 * time.Millisecond)
-	require.ErrorIs(t, receive(t, errc, "Send"), ErrTopicMetadata)
+	require.NoError(t, receive(t, errc, "ProduceBatch"))
+	require.ErrorIs(t, f.outcome(missing).err, ErrTopicMetadata)
 	waitEnd := f.now()
-	require.Greater(t, waitEnd.Sub(readAt), 30*time.Second, "the wait outlasted the delivery timeout")
+	require.Greater(t, waitEnd.Sub(start), 30*time.Second, "the wait outlasted the delivery timeout")
 
-	pos := f.position()
-	require.NoError(t, f.p.Send(context.Background(), &Record{Topic: "t", Partition: -1, Value: []byte(value(pos)), ReadAt: readAt}, pos))
 	f.advance(testLinger)
 	req := f.stepUntilProduce()[0]
 	f.respondAll(req, success)

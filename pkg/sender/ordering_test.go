@@ -11,8 +11,8 @@ import (
 )
 
 // maxInFlight sets the requests in flight per connection.
-func maxInFlight(n int) func(*Config) {
-	return func(c *Config) { c.Network.MaxInFlightPerConnection = n }
+func maxInFlight(n int) func(*config) {
+	return func(c *config) { c.Network.MaxInFlightPerConnection = n }
 }
 
 // TestMaxInFlightOneKeepsOrder: with one request in flight per connection

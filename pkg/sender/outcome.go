@@ -36,7 +36,7 @@ func isKnownError(kerr *protocol.Error) bool { return protocol.ErrorForCode(kerr
 
 // mayBeWritten reports whether an attempt of b ended without proof that
 // the broker did not store it.
-func (s *Sender) mayBeWritten(b *accumulator.Batch) bool {
+func (s *sender) mayBeWritten(b *accumulator.Batch) bool {
 	_, ok := s.maybeWritten[b]
 	return ok
 }

@@ -26,8 +26,8 @@ func (a *produceAttachment) find(topic string, partition int32) *accumulator.Bat
 
 // sendProduceRequest closes the batches (compression, CRC) and sends them to
 // node in one Produce request.
-func (s *Sender) sendProduceRequest(node int32, batches []*accumulator.Batch, now time.Time) {
-	req := &protocol.ProduceRequest{Acks: s.cfg.Acks, TimeoutMs: int32(s.cfg.RequestTimeout.Milliseconds())}
+func (s *sender) sendProduceRequest(node int32, batches []*accumulator.Batch, now time.Time) {
+	req := &protocol.ProduceRequest{Acks: int16(s.cfg.Acks), TimeoutMs: int32(s.cfg.RequestTimeout.Milliseconds())}
 	if s.txn != nil {
 		req.TransactionalID = &s.txn.transactionalID
 	}
@@ -46,7 +46,7 @@ func (s *Sender) sendProduceRequest(node int32, batches []*accumulator.Batch, no
 		return
 	}
 	att := &produceAttachment{batches: sent}
-	cr := s.client.NewClientRequest(node, req, now, s.cfg.Acks != AcksNone, s.cfg.RequestTimeout, att)
+	cr := s.client.NewClientRequest(node, req, now, s.cfg.Acks != NoAck, s.cfg.RequestTimeout, att)
 	if err := s.client.Send(cr, now); err != nil {
 		for _, b := range sent {
 			s.completeBatch(b, fmt.Errorf("%w: %w", network.ErrDisconnected, err), -1, -1, now)
@@ -74,7 +74,7 @@ func addToProduceRequest(req *protocol.ProduceRequest, b *accumulator.Batch) {
 }
 
 // handleResponse dispatches a completed request to its handler.
-func (s *Sender) handleResponse(resp *network.ClientResponse) {
+func (s *sender) handleResponse(resp *network.ClientResponse) {
 	switch att := resp.Request.Attachment.(type) {
 	case *produceAttachment:
 		s.inFlight.requests--
@@ -87,7 +87,7 @@ func (s *Sender) handleResponse(resp *network.ClientResponse) {
 }
 
 // handleProduceResponse completes each batch of a Produce request.
-func (s *Sender) handleProduceResponse(resp *network.ClientResponse, att *produceAttachment) {
+func (s *sender) handleProduceResponse(resp *network.ClientResponse, att *produceAttachment) {
 	now := resp.ReceivedAt
 	if resp.Body == nil {
 		err := resp.Err

@@ -17,12 +17,12 @@ import (
 // leader carries every partition it leads, with the configured acks and
 // timeout; each record's callback gets base offset + index, in order.
 func TestProduceRequestPerLeader(t *testing.T) {
-	for _, acks := range []int16{AcksAll, AcksLeader} {
+	for _, acks := range []Acks{AllAcks, LeaderAck} {
 		t.Run(fmt.Sprintf("acks=%d", acks), func(t *testing.T) {
 			f := newFixture(t, fixtureOptions{brokers: 2, topics: map[string]int32{"a": 3, "b": 2},
-				config: func(c *Config) { c.Acks, c.Idempotence = acks, acks == AcksAll }})
+				config: func(c *config) { c.Acks, c.Idempotence = acks, acks == AllAcks }})
 			f.logEnd[tp("a", 0)] = 100 // the broker already holds records
-			sent := map[accumulator.TopicPartition][]accumulator.Position{
+			sent := map[accumulator.TopicPartition][]Position{
 				tp("a", 0): f.sendN("a", 0, 3), tp("a", 1): f.sendN("a", 1, 2), tp("a", 2): f.sendN("a", 2, 1),
 				tp("b", 0): f.sendN("b", 0, 1), tp("b", 1): f.sendN("b", 1, 2),
 			}
@@ -39,14 +39,14 @@ func TestProduceRequestPerLeader(t *testing.T) {
 			}
 			for _, req := range reqs {
 				body := req.Body.(*protocol.ProduceRequest)
-				assert.Equal(t, acks, body.Acks)
+				assert.Equal(t, int16(acks), body.Acks)
 				assert.Equal(t, int32(testRequestTimeout.Milliseconds()), body.TimeoutMs)
 				assert.Nil(t, body.TransactionalID)
 				var got []accumulator.TopicPartition
 				for _, b := range f.batches(req) {
 					got = append(got, b.tp)
 					assert.Equal(t, values(sent[b.tp]...), b.values, "records of %v", b.tp)
-					assert.Equal(t, acks == AcksAll, b.batch.ProducerID >= 0, "producer id only with idempotence")
+					assert.Equal(t, acks == AllAcks, b.batch.ProducerID >= 0, "producer id only with idempotence")
 				}
 				assert.ElementsMatch(t, want[req.Node], got, "partitions sent to node %d", req.Node)
 			}
@@ -75,8 +75,8 @@ func TestProduceRequestPerLeader(t *testing.T) {
 }
 
 // positionsOf keeps the positions of order that are in set, in order.
-func positionsOf(order, set []accumulator.Position) []accumulator.Position {
-	var out []accumulator.Position
+func positionsOf(order, set []Position) []Position {
+	var out []Position
 	for _, p := range order {
 		if slices.Contains(set, p) {
 			out = append(out, p)
@@ -88,12 +88,12 @@ func positionsOf(order, set []accumulator.Position) []accumulator.Position {
 // TestAcksZeroCompletesAtSend: with acks=0 the broker does not answer; the
 // records complete, without offsets, once the request is written.
 func TestAcksZeroCompletesAtSend(t *testing.T) {
-	f := newFixture(t, fixtureOptions{config: func(c *Config) { c.Acks, c.Idempotence = AcksNone, false }})
+	f := newFixture(t, fixtureOptions{config: func(c *config) { c.Acks, c.Idempotence = NoAck, false }})
 	f.sel.HoldSends(true)
 	positions := f.sendN("t", 0, 3)
 	f.advance(testLinger)
 	req := f.stepUntilProduce()[0]
-	assert.Equal(t, AcksNone, req.Body.(*protocol.ProduceRequest).Acks)
+	assert.Equal(t, int16(NoAck), req.Body.(*protocol.ProduceRequest).Acks)
 	f.step()
 	for _, p := range positions {
 		assert.True(t, f.pending(p), "not written yet")
@@ -134,14 +134,14 @@ func TestBatchesOfAPartitionGoInOrder(t *testing.T) {
 	f.requireExactlyOnce()
 }
 
-// TestAfterCompletionsRunsAfterEachTurnWithOutcomes covers the hook the
+// TestAfterPromisesRunsAfterEachTurnWithOutcomes covers the hook the
 // command line flushes its reports in.
-func TestAfterCompletionsRunsAfterEachTurnWithOutcomes(t *testing.T) {
+func TestAfterPromisesRunsAfterEachTurnWithOutcomes(t *testing.T) {
 	calls := 0
 	var seen int
 	var f *fixture
-	f = newFixture(t, fixtureOptions{config: func(c *Config) {
-		c.AfterCompletions = func() {
+	f = newFixture(t, fixtureOptions{config: func(c *config) {
+		c.AfterPromises = func() {
 			calls++
 			if f != nil {
 				seen = len(f.callbackOrder())

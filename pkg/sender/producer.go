@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -11,80 +12,100 @@ import (
 
 	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/network"
-	"github.com/kproduce/kproduce/pkg/protocol"
 )
-
-// Record is a record to produce. A nil Key or Value is null.
-type Record struct {
-	Topic     string
-	Partition int32 // -1: let the partitioner choose
-	Key       []byte
-	Value     []byte
-	Headers   []protocol.Header
-	Timestamp int64 // ms since the epoch; 0: ReadAt
-	// ReadAt is when the record was read from its source; the zero time
-	// means now. It is the record's timestamp unless Timestamp is set, and
-	// its batch's creation time for linger and the delivery timeout, so a
-	// caller that reads many records at once reads the clock once.
-	ReadAt time.Time
-	// Position identifies the record in the caller's input, for its
-	// Result; SendBatch reads it (Send takes it as an argument).
-	Position accumulator.Position
-}
 
 // ErrRecordTooLarge is wrapped when a record cannot fit in a request (or
 // in the buffer memory).
 var ErrRecordTooLarge = accumulator.ErrRecordTooLarge
 
-// ErrUnknownPartition is wrapped when an explicit partition does not exist.
+// ErrUnknownPartition is wrapped when a record names a partition its
+// topic does not have, or has none and no partitioner to choose one.
 var ErrUnknownPartition = errors.New("unknown partition")
 
 // ErrTopicMetadata is wrapped when a topic's partitions could not be
-// learned in time.
+// learned in time, or the cluster says it has no such topic.
 var ErrTopicMetadata = errors.New("topic not present in metadata")
 
-// Producer is the facade the command line uses: Send appends records, the
-// Sender goroutine delivers them, and the callback reports each outcome.
-// Send, Flush and Close are safe for concurrent use.
+// ErrNotSent is wrapped by the error of a record refused when it was
+// handed over (an unknown topic or partition, a record too large, a
+// producer closed or stopped, a context ended): it never left the
+// producer, so producing it again cannot make a duplicate.
+var ErrNotSent = errors.New("not sent")
+
+// notSent wraps the error of a record refused at hand-over.
+func notSent(err error) error {
+	if errors.Is(err, ErrNotSent) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrNotSent, err)
+}
+
+// Producer produces records to a Kafka cluster: Produce and ProduceBatch
+// hand records over, one goroutine of the producer batches them per
+// partition and sends them to the partitions' leaders, and each record's
+// promise tells what became of it. Its methods are safe for concurrent
+// use.
 type Producer struct {
-	cfg    Config
+	cfg    config
 	acc    *accumulator.Accumulator
 	client *network.Client
 	md     *network.Metadata
-	sender *Sender
+	sender *sender
 	clock  network.Clock
+	dry    *dryRouter // set with DryRun
 
-	scratch sync.Pool // *batchScratch for SendBatch
+	scratch sync.Pool // *batchScratch for ProduceBatch
 
-	mu           sync.Mutex              // guards part and missingSince
-	part         accumulator.Partitioner // not safe for concurrent use
-	missingSince map[string]time.Time    // topics whose metadata wait already timed out
+	// manual is set when the partitioner is ManualPartitioner: a record's
+	// own Partition places it.
+	manual bool
+	sticky bool // the partitioner is sticky for records without a key
 
-	// waitEnd is when the latest wait for a topic's metadata ended: a
-	// record read before it (ReadAt) but sent after it counts its linger,
-	// delivery timeout and timestamp from then, as if read then.
-	waitEnd atomic.Pointer[time.Time]
+	mu           sync.Mutex           // guards part and missingSince
+	part         Partitioner          // not safe for concurrent use
+	missingSince map[string]time.Time // topics whose metadata wait already timed out
+
+	// promised is the Record handed to the promises of ProduceBatch, reused:
+	// promises run one at a time on the Sender's goroutine. Its Opaque is
+	// the last promised record's until the next.
+	promised     Record
+	promiseBytes bool // PromiseRecordBytes: promised gets each record's key, value and headers
+	// waits counts the metadata waits that ended: a ProduceBatch call reads
+	// the clock again after one, so that its records count their linger,
+	// delivery timeout and timestamp from when they could go.
+	waits atomic.Int64
 }
 
-// New starts a producer that connects with real sockets.
-func New(cfg Config, cb accumulator.Callback) (*Producer, error) {
-	p, err := newProducer(cfg, network.NewSocketSelector(cfg.Socket), network.SystemClock{}, cb)
+// New starts a producer with opts; it connects when the first record
+// needs the cluster. Options that do not go together are an error
+// wrapping ErrConfig.
+func New(opts ...Opt) (*Producer, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	var sel network.Selector
+	if !(cfg.DryRun && cfg.DryRunPartitions > 0) {
+		sel = network.NewSocketSelector(cfg.Socket)
+	}
+	p, err := newProducer(cfg, sel, network.SystemClock{})
 	if err != nil {
 		return nil, err
 	}
-	go p.sender.run()
+	if p.sender != nil {
+		go p.sender.run()
+	}
 	return p, nil
 }
 
-// newProducer builds a producer without starting its Sender goroutine, so
-// tests can step the Sender with a mock selector and a manual clock.
-func newProducer(cfg Config, sel network.Selector, clock network.Clock, cb accumulator.Callback) (*Producer, error) {
-	if err := cfg.Validate(); err != nil {
+// newProducer builds a producer of cfg without starting its Sender
+// goroutine, so tests can step the Sender with a mock selector and a
+// manual clock. This is the one place where the lower layers'
+// configurations are derived from the options.
+func newProducer(cfg config, sel network.Selector, clock network.Clock) (*Producer, error) {
+	cfg.derive()
+	if err := cfg.validate(); err != nil {
 		return nil, err
-	}
-	bootstrap, err := network.BootstrapNodes(cfg.Bootstrap)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if cfg.Rand == nil {
 		cfg.Rand = rand.IntN
@@ -92,108 +113,116 @@ func newProducer(cfg Config, sel network.Selector, clock network.Clock, cb accum
 	if cfg.Partitioner == nil {
 		cfg.Partitioner = accumulator.NewMurmur2Partitioner(cfg.Rand)
 	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
 	cfg.Network.RequestTimeout = cfg.RequestTimeout
 	if cfg.Network.BootstrapTimeout <= 0 {
 		cfg.Network.BootstrapTimeout = cfg.Accumulator.DeliveryTimeout
 	}
-	cfg.Accumulator.MaxRequestSize = cfg.MaxRequestSize
 	cfg.Network.Logger = cfg.Logger
+	cfg.Accumulator.MaxRequestSize = cfg.MaxRequestSize
 	cfg.Accumulator.Transactional = cfg.TransactionalID != ""
-	md := network.NewMetadata(cfg.Metadata, bootstrap)
-	client := network.NewClient(cfg.Network, md, sel, clock)
+	if cfg.DryRun {
+		cfg.Metadata.AllowAutoTopicCreation = false
+	}
+	p := &Producer{cfg: cfg, clock: clock, part: cfg.Partitioner, missingSince: make(map[string]time.Time),
+		promiseBytes: cfg.Accumulator.ResultRecords}
+	_, p.manual = cfg.Partitioner.(*manualPartitioner)
+	p.sticky = isSticky(cfg.Partitioner)
+	p.scratch.New = newBatchScratch
+	if cfg.DryRun {
+		p.dry = newDryRouter(&p.cfg)
+		if cfg.DryRunPartitions > 0 {
+			return p, nil // no cluster: nothing runs
+		}
+	}
+	bootstrap, err := network.BootstrapNodes(cfg.Bootstrap)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	p.md = network.NewMetadata(p.cfg.Metadata, bootstrap)
+	p.client = network.NewClient(p.cfg.Network, p.md, sel, clock)
 	// The accumulator wakes the Sender when a batch becomes sendable early
 	// (full, or an appender waits for memory).
-	cfg.Accumulator.Wakeup = client.Wakeup
-	acc := accumulator.New(cfg.Accumulator, cb)
-	p := &Producer{cfg: cfg, acc: acc, client: client, md: md, clock: clock,
-		part: cfg.Partitioner, missingSince: make(map[string]time.Time)}
-	p.scratch.New = newBatchScratch
-	p.sender = newSender(&p.cfg, client, acc, clock)
+	p.cfg.Accumulator.Wakeup = p.client.Wakeup
+	if cfg.SkipDeliveredPromises {
+		// Delivered batches are counted (by the Sender), not reported.
+		p.cfg.Accumulator.OnDelivered = func(accumulator.TopicPartition, int64, int) {}
+	}
+	p.acc = accumulator.New(p.cfg.Accumulator, p.completion())
+	p.sender = newSender(&p.cfg, p.client, p.acc, clock)
 	return p, nil
 }
 
-// Send appends a record for delivery; its outcome reaches the callback
-// with pos. It blocks while buffer memory is exhausted and while the
-// topic's partitions are unknown (at most MaxBlock). An error means the
-// record was not accepted and the callback will not see it: ErrClosed
-// after Close, the client-fatal error once the producer has stopped.
-func (p *Producer) Send(ctx context.Context, rec *Record, pos accumulator.Position) error {
-	if err := p.sender.fatalError(); err != nil {
-		return err
+// Produce hands one record to the producer; promise (which may be nil)
+// is called exactly once with r and its outcome: delivered (r.Offset set),
+// or the error that failed it. r belongs to the producer until then: the
+// producer sets its Partition, Offset and Timestamp, and reads its other
+// fields until the promise runs.
+//
+// Produce blocks while the buffer memory is spent and while the topic's
+// partitions are not known yet (up to MaxBlock). A record refused at once
+// (too large, an unknown partition, ctx ended, the producer closed or
+// stopped) has its promise called before Produce returns, with an error
+// wrapping ErrNotSent; the others from the producer's goroutine, in order
+// within a partition.
+func (p *Producer) Produce(ctx context.Context, r *Record, promise func(*Record, error)) {
+	if promise == nil {
+		promise = func(*Record, error) {}
 	}
-	if p.sender.closing.Load() {
-		return ErrClosed
+	one := [1]*Record{r}
+	var err error
+	if p.dry != nil {
+		_, err = p.dry.produce(ctx, p, one[:], promise)
+	} else {
+		_, err = p.produce(ctx, one[:], r, producePromise(promise), promise)
 	}
-	if tm := p.sender.txn; tm != nil && !tm.open.Load() {
-		return fmt.Errorf("%w: a transactional producer sends records only inside a transaction", ErrTransactionState)
-	}
-	n, err := p.partitionCount(ctx, rec.Topic)
 	if err != nil {
+		r.Offset = -1
+		promise(r, notSent(err))
+	}
+}
+
+// ProduceSync produces r and waits for its outcome, which it returns
+// (nil: delivered, r.Offset set).
+func (p *Producer) ProduceSync(ctx context.Context, r *Record) error {
+	done := make(chan error, 1)
+	p.Produce(ctx, r, func(_ *Record, err error) { done <- err })
+	select {
+	case err := <-done:
 		return err
+	case <-ctx.Done():
+		// The promise still runs; the record is no longer waited for.
+		return ctx.Err()
 	}
-	if rec.Partition >= int32(n) {
-		return fmt.Errorf("%w: partition %d of topic %s, which has %d partitions", ErrUnknownPartition, rec.Partition, rec.Topic, n)
-	}
-	now := rec.ReadAt
-	if now.IsZero() {
-		now = p.clock.Now()
-	}
-	if end := p.waitEnd.Load(); end != nil && now.Before(*end) {
-		now = *end
-	}
-	ts := rec.Timestamp
-	if ts == 0 {
-		ts = now.UnixMilli()
-	}
-	_, err = p.append(ctx, rec, n, ts, pos, now)
-	if errors.Is(err, accumulator.ErrClosed) {
-		// Closed by Close, or by a client-fatal error.
-		if ferr := p.sender.fatalError(); ferr != nil {
-			return ferr
-		}
-		return fmt.Errorf("%w: %w", ErrClosed, err)
-	}
-	return err
 }
 
-// append chooses the partition and appends, redoing the choice when the
-// sticky partitioner would otherwise start a new batch (Kafka's
-// abortOnNewBatch).
-func (p *Producer) append(ctx context.Context, rec *Record, n int, ts int64, pos accumulator.Position, now time.Time) (accumulator.AppendResult, error) {
-	tp := accumulator.TopicPartition{Topic: rec.Topic, Partition: rec.Partition}
-	sticky := rec.Partition < 0 && rec.Key == nil
-	if rec.Partition < 0 {
-		tp.Partition = p.partition(rec.Topic, rec.Key, n)
-	}
-	res, err := p.acc.Append(ctx, tp, ts, rec.Key, rec.Value, rec.Headers, pos, sticky, now)
-	if err != nil || !res.AbortForNewBatch {
-		return res, err
-	}
-	p.mu.Lock()
-	p.part.OnNewBatch(rec.Topic, n, tp.Partition)
-	tp.Partition = p.part.Partition(rec.Topic, rec.Key, n)
-	p.mu.Unlock()
-	return p.acc.Append(ctx, tp, ts, rec.Key, rec.Value, rec.Headers, pos, false, now)
-}
-
-func (p *Producer) partition(topic string, key []byte, n int) int32 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.part.Partition(topic, key, n)
-}
-
-// Flush sends everything appended so far at once and waits until each of
-// those records has an outcome.
+// Flush sends everything handed over so far at once and waits until each
+// of those records has an outcome (its promise ran), or ctx ends.
 func (p *Producer) Flush(ctx context.Context) error {
+	if p.acc == nil {
+		return nil
+	}
 	p.acc.BeginFlush()
 	p.client.Wakeup()
 	return p.acc.AwaitFlushCompletion(ctx)
 }
 
-// Close stops accepting records and waits until every record has an
-// outcome. When ctx ends first, records still pending fail with ErrClosed
-// and Close returns ctx's error.
+// Close stops taking records and waits until every record has an outcome,
+// then closes the connections. When ctx ends first, records still pending
+// fail with ErrClosed and Close returns ctx's error. Records handed over
+// after Close fail with ErrClosed.
 func (p *Producer) Close(ctx context.Context) error {
+	if p.sender == nil {
+		if p.dry != nil {
+			p.dry.close()
+		}
+		return nil
+	}
+	if p.dry != nil {
+		p.dry.close()
+	}
 	p.sender.closing.Store(true)
 	p.acc.Close()
 	p.client.Wakeup()
@@ -208,13 +237,22 @@ func (p *Producer) Close(ctx context.Context) error {
 	}
 }
 
-// FatalError returns the error that stopped the producer (authentication,
-// a peer that is not Kafka, idempotence refused), or nil.
-func (p *Producer) FatalError() error { return p.sender.fatalError() }
+// FatalError returns the error that stopped the producer for good (no
+// seed broker answered, authentication or TLS failed, the peer is not
+// Kafka, idempotence refused, another producer took over the transactional
+// id), or nil. Every record pending then fails with it.
+func (p *Producer) FatalError() error {
+	if p.sender == nil {
+		return nil
+	}
+	return p.sender.fatalError()
+}
 
-// Stopped returns a channel that is closed when a client-fatal error stops
-// the producer (see FatalError).
-func (p *Producer) Stopped() <-chan struct{} { return p.sender.stopped }
-
-// Metadata returns the producer's metadata cache.
-func (p *Producer) Metadata() *network.Metadata { return p.md }
+// Stopped returns a channel that is closed when a fatal error stops the
+// producer (see FatalError).
+func (p *Producer) Stopped() <-chan struct{} {
+	if p.sender == nil {
+		return nil
+	}
+	return p.sender.stopped
+}

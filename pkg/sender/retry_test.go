@@ -148,7 +148,7 @@ func TestConnectionLossRetries(t *testing.T) {
 // TestRetryBackoffGrows: each further attempt waits twice as long, up to
 // the maximum.
 func TestRetryBackoffGrows(t *testing.T) {
-	f := newFixture(t, fixtureOptions{config: func(c *Config) { c.Accumulator.RetryBackoffMax = 300 * time.Millisecond }})
+	f := newFixture(t, fixtureOptions{config: func(c *config) { c.Accumulator.RetryBackoffMax = 300 * time.Millisecond }})
 	p := f.send("t", 0)
 	f.advance(testLinger)
 	req := f.stepUntilProduce()[0]
@@ -187,7 +187,7 @@ func TestMalformedResponseFailsTheBatch(t *testing.T) {
 // first retriable error fails it.
 func TestRetriesLimit(t *testing.T) {
 	for _, n := range []int{0, 2} {
-		f := newFixture(t, fixtureOptions{config: func(c *Config) { c.Retries, c.Idempotence, c.Acks = n, false, AcksLeader }})
+		f := newFixture(t, fixtureOptions{config: func(c *config) { c.Retries, c.Idempotence, c.Acks = n, false, LeaderAck }})
 		p := f.send("t", 0)
 		f.advance(testLinger)
 		for attempt := 0; attempt <= n; attempt++ {
@@ -206,11 +206,11 @@ func TestRetriesLimit(t *testing.T) {
 }
 
 func TestRetriesConfig(t *testing.T) {
-	c := DefaultConfig()
+	c := defaultConfig()
 	c.Retries = 0
-	assert.ErrorIs(t, c.Validate(), ErrConfig, "an idempotent producer needs retries")
+	assert.ErrorIs(t, c.validate(), ErrConfig, "an idempotent producer needs retries")
 	c.Idempotence = false
-	assert.NoError(t, c.Validate())
+	assert.NoError(t, c.validate())
 	c.Retries = -1
-	assert.ErrorIs(t, c.Validate(), ErrConfig)
+	assert.ErrorIs(t, c.validate(), ErrConfig)
 }

@@ -1,10 +1,9 @@
 package sender
 
 import (
+	"log/slog"
 	"sync/atomic"
 	"time"
-
-	"github.com/rs/zerolog"
 
 	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/network"
@@ -15,17 +14,17 @@ import (
 // cannot be sent (no leader, broker unreachable) are noticed promptly.
 const maxPollTimeout = 100 * time.Millisecond
 
-// Sender drains the accumulator into Produce requests (Kafka's Sender). Its
+// sender drains the accumulator into Produce requests (Kafka's Sender). Its
 // run loop is the only goroutine that touches the network client, the
 // in-flight batches and the idempotence state.
-type Sender struct {
-	cfg    *Config
+type sender struct {
+	cfg    *config
 	client *network.Client
 	md     *network.Metadata
 	acc    *accumulator.Accumulator
 	clock  network.Clock
 	comp   *protocol.Compressor
-	log    zerolog.Logger
+	log    *slog.Logger
 
 	// Owned by the run goroutine.
 	idem     *idempotence
@@ -50,8 +49,8 @@ type Sender struct {
 	done        chan struct{}         // closed when run returns
 }
 
-func newSender(cfg *Config, client *network.Client, acc *accumulator.Accumulator, clock network.Clock) *Sender {
-	return &Sender{
+func newSender(cfg *config, client *network.Client, acc *accumulator.Accumulator, clock network.Clock) *sender {
+	return &sender{
 		cfg:          cfg,
 		client:       client,
 		md:           client.Metadata(),
@@ -72,7 +71,7 @@ func newSender(cfg *Config, client *network.Client, acc *accumulator.Accumulator
 
 // run loops until closed: after Close it keeps going until every batch is
 // done; after a forced close it fails what is left and stops.
-func (s *Sender) run() {
+func (s *sender) run() {
 	defer close(s.done)
 	for !s.forceClosed.Load() {
 		if s.closing.Load() && !s.acc.HasIncomplete() && s.inFlight.requests == 0 {
@@ -90,7 +89,7 @@ func (s *Sender) run() {
 // runOnce is one turn of the loop: producer id, drain and send, poll,
 // handle the responses. Once the producer has failed it only fails what
 // is left and lets the requests in flight finish.
-func (s *Sender) runOnce() {
+func (s *sender) runOnce() {
 	now := s.clock.Now()
 	if err := s.fatalError(); err != nil {
 		s.failEverything(err)
@@ -115,23 +114,23 @@ func (s *Sender) runOnce() {
 }
 
 // poll waits for network events and handles the completed requests.
-func (s *Sender) poll(timeout time.Duration) {
+func (s *sender) poll(timeout time.Duration) {
 	for _, resp := range s.client.Poll(timeout, s.clock.Now()) {
 		s.handleResponse(resp)
 	}
 }
 
-// afterTurn runs the AfterCompletions hook when records completed.
-func (s *Sender) afterTurn() {
-	if s.completed && s.cfg.AfterCompletions != nil {
-		s.cfg.AfterCompletions()
+// afterTurn runs the AfterPromises hook when records completed.
+func (s *sender) afterTurn() {
+	if s.completed && s.cfg.AfterPromises != nil {
+		s.cfg.AfterPromises()
 	}
 	s.completed = false
 }
 
 // sendProducerData drains ready batches and sends one Produce request per
 // node. It returns how long the next poll may wait.
-func (s *Sender) sendProducerData(now time.Time) time.Duration {
+func (s *sender) sendProducerData(now time.Time) time.Duration {
 	cluster := s.md.Fetch()
 	result := s.acc.Ready(cluster, now)
 	if len(result.UnknownLeaderTopics) > 0 {
@@ -176,7 +175,7 @@ func (s *Sender) sendProducerData(now time.Time) time.Duration {
 
 // canDrain is the drain veto: the transaction's (a partition must be in
 // the open transaction), then idempotence's (sequences).
-func (s *Sender) canDrain(b *accumulator.Batch) bool {
+func (s *sender) canDrain(b *accumulator.Batch) bool {
 	if s.txn != nil && !s.txn.canSend(b.TopicPartition()) {
 		return false
 	}
@@ -188,7 +187,7 @@ func (s *Sender) canDrain(b *accumulator.Batch) bool {
 // goroutine runs: asking every turn would make the wait for a leader a
 // busy loop, so the Sender asks once per metadata update (a failed fetch
 // leaves the request standing).
-func (s *Sender) requestMetadataUpdate(topics map[string]struct{}) {
+func (s *sender) requestMetadataUpdate(topics map[string]struct{}) {
 	for topic := range topics {
 		s.md.AddTopic(topic)
 	}
@@ -200,7 +199,7 @@ func (s *Sender) requestMetadataUpdate(topics map[string]struct{}) {
 
 // expireBatches fails the batches whose delivery timeout has passed, both
 // those waiting in the accumulator and those in flight.
-func (s *Sender) expireBatches(now time.Time) {
+func (s *sender) expireBatches(now time.Time) {
 	for _, b := range s.acc.ExpiredBatches(now) {
 		s.fail(b, s.deliveryTimeoutError(b, b.Attempts(), false))
 	}
@@ -215,7 +214,7 @@ func (s *Sender) expireBatches(now time.Time) {
 }
 
 // failEverything fails every queued and in-flight batch with err.
-func (s *Sender) failEverything(err error) {
+func (s *sender) failEverything(err error) {
 	if s.acc.HasIncomplete() {
 		s.completed = true
 	}
@@ -228,7 +227,7 @@ func (s *Sender) failEverything(err error) {
 }
 
 // fatalError returns the client-fatal error, if any.
-func (s *Sender) fatalError() error {
+func (s *sender) fatalError() error {
 	if p := s.fatal.Load(); p != nil {
 		return *p
 	}
@@ -236,10 +235,10 @@ func (s *Sender) fatalError() error {
 }
 
 // setFatal records the first client-fatal error and fails everything.
-func (s *Sender) setFatal(err error) {
+func (s *sender) setFatal(err error) {
 	if s.fatal.CompareAndSwap(nil, &err) {
 		close(s.stopped)
-		s.log.Info().Err(err).Msg("producer cannot continue")
+		s.log.Info("producer cannot continue", "err", err)
 		s.failEverything(err)
 	}
 }
@@ -250,7 +249,7 @@ func (s *Sender) setFatal(err error) {
 // (SASL or TLS): retrying cannot help, so records fail at once instead of
 // at the delivery timeout. While bootstrapping, one address failing for
 // good is not fatal: another may lead to the cluster.
-func (s *Sender) checkFatal() {
+func (s *sender) checkFatal() {
 	if s.fatal.Load() != nil {
 		return
 	}

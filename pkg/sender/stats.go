@@ -1,10 +1,16 @@
 package sender
 
-import "sync/atomic"
+import (
+	"sync/atomic"
 
-// Stats counts what the Sender sent so far. Every attempt counts: a batch
+	"github.com/kproduce/kproduce/pkg/accumulator"
+)
+
+// Stats counts what the producer did so far. Every attempt counts: a batch
 // sent twice (a retry) counts twice in Batches and in the request sizes.
 type Stats struct {
+	// Delivered and Failed count the records whose outcome is known.
+	Delivered, Failed int64
 	// Requests is the number of Produce requests written to a connection.
 	Requests int64
 	// Batches is the number of record batches in those requests.
@@ -42,9 +48,13 @@ func (s *senderStats) requestSent(batches, size int) {
 	s.wireBytes.Add(int64(size))
 }
 
-// snapshot returns the counters' current values.
-func (s *senderStats) snapshot() Stats {
+// snapshot returns the counters' current values, with the records'
+// outcomes counted by acc.
+func (s *senderStats) snapshot(acc *accumulator.Accumulator) Stats {
+	delivered, failed := acc.Outcomes()
 	return Stats{
+		Delivered: delivered,
+		Failed:    failed,
 		Requests:  s.requests.Load(),
 		Batches:   s.batches.Load(),
 		WireBytes: s.wireBytes.Load(),
@@ -53,10 +63,13 @@ func (s *senderStats) snapshot() Stats {
 	}
 }
 
-// Stats returns what the producer has sent so far. After Close returned
+// Stats returns what the producer has done so far. After Close returned
 // it is final.
 func (p *Producer) Stats() Stats {
-	s := p.sender.stats.snapshot()
+	if p.sender == nil {
+		return Stats{} // a dry run without a cluster
+	}
+	s := p.sender.stats.snapshot(p.acc)
 	s.Reauthentications = p.client.Reauthentications()
 	return s
 }

@@ -92,7 +92,7 @@ type transactionManager struct {
 	pending      map[accumulator.TopicPartition]struct{} // to add before their batches may be sent
 }
 
-func newTransactionManager(cfg *Config) *transactionManager {
+func newTransactionManager(cfg *config) *transactionManager {
 	if cfg.TransactionalID == "" {
 		return nil
 	}
@@ -195,7 +195,7 @@ func (tm *transactionManager) complete() {
 }
 
 // retryLater backs off before the next transactional request.
-func (tm *transactionManager) retryLater(cfg *Config, now time.Time, backoff time.Duration) time.Duration {
+func (tm *transactionManager) retryLater(cfg *config, now time.Time, backoff time.Duration) time.Duration {
 	tm.failures++
 	if backoff <= 0 {
 		backoff = cfg.Accumulator.RetryBackoff << min(tm.failures-1, 10)

@@ -23,7 +23,7 @@ type txnAttachment struct{}
 // must abort, and sends the next transactional request (FindCoordinator,
 // InitProducerId, AddPartitionsToTxn, EndTxn), one at a time. It returns
 // how long the next poll may wait.
-func (s *Sender) maybeSendTransactionalRequest(now time.Time) time.Duration {
+func (s *sender) maybeSendTransactionalRequest(now time.Time) time.Duration {
 	tm := s.txn
 	for _, cmd := range tm.take() {
 		s.handleTxnCommand(cmd)
@@ -63,7 +63,7 @@ func (s *Sender) maybeSendTransactionalRequest(now time.Time) time.Duration {
 }
 
 // handleTxnCommand applies a command of the facade.
-func (s *Sender) handleTxnCommand(cmd txnCommand) {
+func (s *sender) handleTxnCommand(cmd txnCommand) {
 	tm := s.txn
 	switch {
 	case cmd.kind == txnBegin:
@@ -87,7 +87,7 @@ func (s *Sender) handleTxnCommand(cmd txnCommand) {
 
 // abortUndrainedBatches fails the batches not sent yet: the transaction
 // will be aborted (Kafka's Sender.maybeAbortBatches).
-func (s *Sender) abortUndrainedBatches() {
+func (s *sender) abortUndrainedBatches() {
 	batches := s.acc.TakeUndrained()
 	if len(batches) == 0 {
 		return
@@ -104,12 +104,12 @@ func (s *Sender) abortUndrainedBatches() {
 
 // batchesSettled reports whether every batch has its outcome and no
 // Produce request is in flight: the transaction can end.
-func (s *Sender) batchesSettled() bool {
+func (s *sender) batchesSettled() bool {
 	return s.inFlight.requests == 0 && !s.acc.HasIncomplete()
 }
 
 // nextTxnRequest is the transactional request to send next, or nil.
-func (s *Sender) nextTxnRequest() protocol.Request {
+func (s *sender) nextTxnRequest() protocol.Request {
 	tm := s.txn
 	var req protocol.Request
 	switch {
@@ -131,7 +131,7 @@ func (s *Sender) nextTxnRequest() protocol.Request {
 }
 
 // addPartitionsRequest adds every pending partition, grouped by topic.
-func (s *Sender) addPartitionsRequest() *protocol.AddPartitionsToTxnRequest {
+func (s *sender) addPartitionsRequest() *protocol.AddPartitionsToTxnRequest {
 	tm := s.txn
 	req := &protocol.AddPartitionsToTxnRequest{TransactionalID: tm.transactionalID, ProducerID: s.idem.pid.id, ProducerEpoch: s.idem.pid.epoch}
 	index := make(map[string]int)
@@ -150,7 +150,7 @@ func (s *Sender) addPartitionsRequest() *protocol.AddPartitionsToTxnRequest {
 // txnDestination is the node a transactional request goes to: any broker
 // for FindCoordinator, the coordinator for the rest. ok is false when it
 // cannot be sent yet; wait is then how long the poll may wait.
-func (s *Sender) txnDestination(req protocol.Request, now time.Time) (node int32, wait time.Duration, ok bool) {
+func (s *sender) txnDestination(req protocol.Request, now time.Time) (node int32, wait time.Duration, ok bool) {
 	if req.Key() == protocol.KeyFindCoordinator {
 		n, found := s.client.LeastLoadedNode(now)
 		if !found {
@@ -172,7 +172,7 @@ func (s *Sender) txnDestination(req protocol.Request, now time.Time) (node int32
 }
 
 // handleTxnResponse handles the response of a transactional request.
-func (s *Sender) handleTxnResponse(resp *network.ClientResponse) {
+func (s *sender) handleTxnResponse(resp *network.ClientResponse) {
 	tm := s.txn
 	tm.inFlight = false
 	now := resp.ReceivedAt
@@ -185,7 +185,7 @@ func (s *Sender) handleTxnResponse(resp *network.ClientResponse) {
 		// Lost connection or timeout: the coordinator may have moved.
 		tm.coordinator = -1
 		backoff := tm.retryLater(s.cfg, now, 0)
-		s.log.Debug().Err(resp.Err).Str("request", what).Dur("backoff", backoff).Msg("transactional request failed; retrying")
+		s.log.Debug("transactional request failed; retrying", "request", what, "backoff", backoff, "err", resp.Err)
 		return
 	}
 	var err error
@@ -196,7 +196,7 @@ func (s *Sender) handleTxnResponse(resp *network.ClientResponse) {
 		err = protocol.ErrorForCode(body.ErrorCode)
 		if err == nil {
 			s.idem.setProducerID(producerIDAndEpoch{id: body.ProducerID, epoch: body.ProducerEpoch})
-			s.log.Debug().Int64("producer_id", body.ProducerID).Int16("epoch", body.ProducerEpoch).Msg("transactional producer id")
+			s.log.Debug("transactional producer id", "producer_id", body.ProducerID, "epoch", body.ProducerEpoch)
 			tm.markReady()
 		}
 	case *protocol.AddPartitionsToTxnResponse:
@@ -213,7 +213,7 @@ func (s *Sender) handleTxnResponse(resp *network.ClientResponse) {
 // txnRequestOutcome retries a transactional request after a retriable
 // error (re-finding the coordinator when it moved) and stops the producer
 // after any other.
-func (s *Sender) txnRequestOutcome(what string, err error, now time.Time) {
+func (s *sender) txnRequestOutcome(what string, err error, now time.Time) {
 	tm := s.txn
 	var kerr *protocol.Error
 	switch {
@@ -233,7 +233,7 @@ func (s *Sender) txnRequestOutcome(what string, err error, now time.Time) {
 		return
 	}
 	if err != nil {
-		s.log.Debug().Err(err).Str("request", what).Msg("transactional request refused")
+		s.log.Debug("transactional request refused", "request", what, "err", err)
 	}
 }
 
@@ -251,7 +251,7 @@ func errAbortable(err error) bool {
 
 // handleFindCoordinatorResponse installs the coordinator, or returns the
 // error.
-func (s *Sender) handleFindCoordinatorResponse(body *protocol.FindCoordinatorResponse) error {
+func (s *sender) handleFindCoordinatorResponse(body *protocol.FindCoordinatorResponse) error {
 	c, ok := body.Coordinator(s.txn.transactionalID)
 	if !ok {
 		return fmt.Errorf("%w: the response names no coordinator for the transactional id", protocol.ErrCoordinatorNotAvailable)
@@ -263,14 +263,14 @@ func (s *Sender) handleFindCoordinatorResponse(body *protocol.FindCoordinatorRes
 		return err
 	}
 	s.txn.coordinator = c.NodeID
-	s.log.Debug().Int32("coordinator", c.NodeID).Msg("transaction coordinator")
+	s.log.Debug("transaction coordinator", "coordinator", c.NodeID)
 	return nil
 }
 
 // handleAddPartitionsResponse adds the partitions the coordinator accepted
 // and returns the most serious error of the others: fatal, then
 // abortable, then retriable (the refused partitions stay pending).
-func (s *Sender) handleAddPartitionsResponse(body *protocol.AddPartitionsToTxnResponse) error {
+func (s *sender) handleAddPartitionsResponse(body *protocol.AddPartitionsToTxnResponse) error {
 	tm := s.txn
 	var fatal, abortable, retriable error
 	for _, t := range body.Results {
@@ -315,7 +315,7 @@ func cmpOr(errs ...error) error {
 // transactionEnded completes a commit or an abort the coordinator
 // accepted. After an abort the producer id is fetched again (bumping the
 // epoch, KIP-360): sequences of aborted batches must not carry over.
-func (s *Sender) transactionEnded() {
+func (s *sender) transactionEnded() {
 	tm := s.txn
 	aborted := tm.state == txnAborting
 	tm.complete()

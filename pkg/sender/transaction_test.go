@@ -22,7 +22,7 @@ func TestTransactionCommitRequestOrder(t *testing.T) {
 	f, _ := newTxnFixture(t, fixtureOptions{topics: map[string]int32{"t": 2}}, nil)
 	f.autoProduce()
 	require.NoError(t, f.p.BeginTransaction())
-	positions := []accumulator.Position{f.send("t", 0), f.send("t", 1), f.send("t", 0)}
+	positions := []Position{f.send("t", 0), f.send("t", 1), f.send("t", 0)}
 	require.NoError(t, stepUntil(f, f.endAsync(true), testLinger))
 
 	assert.Equal(t, []protocol.APIKey{protocol.KeyFindCoordinator, protocol.KeyInitProducerId,
@@ -276,7 +276,7 @@ func TestTransactionalIDAuthorizationIsFatal(t *testing.T) {
 // transaction at a time, and transactions only with a transactional id.
 func TestTransactionStateErrors(t *testing.T) {
 	f, _ := newTxnFixture(t, fixtureOptions{}, nil)
-	err := f.p.Send(context.Background(), &Record{Topic: "t", Partition: 0}, f.position())
+	err := f.produce(context.Background(), &Record{Topic: "t", Partition: 0}, f.position())
 	assert.ErrorIs(t, err, ErrTransactionState)
 	assert.ErrorIs(t, f.p.CommitTransaction(context.Background()), ErrTransactionState)
 	assert.ErrorIs(t, f.p.AbortTransaction(context.Background()), ErrTransactionState)
@@ -288,9 +288,9 @@ func TestTransactionStateErrors(t *testing.T) {
 
 	cfg := testConfig()
 	cfg.TransactionalID, cfg.Idempotence = "x", false
-	assert.ErrorIs(t, cfg.Validate(), ErrConfig)
+	assert.ErrorIs(t, cfg.validate(), ErrConfig)
 	cfg.Idempotence, cfg.TransactionTimeout = true, 0
-	assert.ErrorIs(t, cfg.Validate(), ErrConfig)
+	assert.ErrorIs(t, cfg.validate(), ErrConfig)
 }
 
 // TestTransactionAbortAfterCommitSentIsUnknown: once EndTxn(commit) is

@@ -9,7 +9,6 @@ import (
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/internal/cli/config"
-	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/network"
 	"github.com/kproduce/kproduce/pkg/protocol"
 	"github.com/kproduce/kproduce/pkg/sender"
@@ -54,81 +53,64 @@ func newCanaryRun(topic, runID string, partitions []int32, count int64) *canaryR
 	return r
 }
 
-// canaryProducerConfig is the producer of the canaries: acks=all, no
-// linger, every record given up after timeout.
-func canaryProducerConfig(opts *config.Connection, timeout time.Duration) sender.Config {
-	cfg := opts.ProducerConfig()
-	cfg.Idempotence = false // one canary per partition and request: nothing to deduplicate
-	cfg.RequestTimeout = min(opts.RequestTimeout, timeout)
-	cfg.MaxBlock = timeout
-	cfg.Metadata.AllowAutoTopicCreation = false
-	cfg.Accumulator.Linger = 0
-	cfg.Accumulator.DeliveryTimeout = timeout
-	return cfg
+// canaryProducerOptions are the options of the canaries' producer:
+// acks=all, no linger, every record given up after timeout, each canary
+// to the partition it names, no topic created.
+func canaryProducerOptions(opts *config.Connection, timeout time.Duration) []sender.Opt {
+	return append(opts.ProducerOptions(),
+		sender.Idempotence(false), // one canary per partition and request: nothing to deduplicate
+		sender.RequestTimeout(min(opts.RequestTimeout, timeout)),
+		sender.MaxBlock(timeout),
+		sender.AllowAutoTopicCreation(false),
+		sender.Linger(0),
+		sender.DeliveryTimeout(timeout),
+		sender.WithPartitioner(sender.ManualPartitioner(nil)),
+	)
 }
 
 // produce sends every canary and waits for their outcomes; each canary
 // has timeout to be delivered. It returns the producer's fatal error
 // (authentication, TLS), if any.
-func (r *canaryRun) produce(ctx context.Context, cfg sender.Config, timeout time.Duration) error {
-	prod, err := sender.New(cfg, r.onCompletion)
+func (r *canaryRun) produce(ctx context.Context, opts []sender.Opt, timeout time.Duration) error {
+	prod, err := sender.New(opts...)
 	if err != nil {
 		return cmdutil.AsUsageError(err)
 	}
 	// Learn the partitions first, so that no canary's latency includes
 	// the producer's first metadata fetch.
-	_ = waitPartitions(ctx, prod, r.topic, timeout)
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	_, err = prod.PartitionsFor(wctx, r.topic)
+	cancel()
 	start := time.Now()
 	for i := range r.canaries {
+		if err != nil {
+			// Its partitions could not be learned: no canary can go.
+			r.finish(i, -1, err)
+			continue
+		}
 		c := &r.canaries[i]
 		now := time.Now()
 		rec := &sender.Record{
-			Topic: r.topic, Partition: c.partition, ReadAt: now,
+			Topic: r.topic, Partition: c.partition, Timestamp: now, Opaque: i,
 			Value:   fmt.Appendf(nil, "kproduce check %s canary %d", now.UTC().Format(time.RFC3339Nano), i+1),
 			Headers: []protocol.Header{{Key: CanaryHeader, Value: []byte(r.runID)}},
 		}
 		r.mu.Lock()
 		c.sent, c.value = now, rec.Value
 		r.mu.Unlock()
-		if err := prod.Send(ctx, rec, accumulator.Position{Record: int64(i)}); err != nil {
-			r.finish(i, -1, err)
-		}
+		prod.Produce(ctx, rec, r.promise)
 	}
 	// Every canary ends by its delivery timeout; the bound on Close is a
 	// safety net (what is still pending then fails as not delivered).
-	closeCtx, cancel := context.WithDeadline(ctx, start.Add(2*timeout+time.Second))
-	defer cancel()
+	closeCtx, cancelClose := context.WithDeadline(ctx, start.Add(2*timeout+time.Second))
+	defer cancelClose()
 	_ = prod.Close(closeCtx)
 	return prod.FatalError()
 }
 
-// waitPartitions waits until the producer's metadata knows topic's
-// partitions, or timeout passes.
-func waitPartitions(ctx context.Context, prod *sender.Producer, topic string, timeout time.Duration) error {
-	md := prod.Metadata()
-	md.AddTopic(topic)
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	for {
-		updated := md.Updated()
-		if md.Fetch().PartitionCount(topic) > 0 {
-			return nil
-		}
-		select {
-		case <-updated:
-		case <-prod.Stopped():
-			return prod.FatalError()
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-timer.C:
-			return errors.New("timed out")
-		}
-	}
-}
-
-// onCompletion records a canary's outcome.
-func (r *canaryRun) onCompletion(res *accumulator.Result) {
-	r.finish(int(res.Position.Record), res.Offset, res.Err)
+// promise records a canary's outcome.
+func (r *canaryRun) promise(rec *sender.Record, err error) {
+	r.finish(rec.Opaque.(int), rec.Offset, err)
 }
 
 // finish records the outcome of canary i once.

@@ -20,18 +20,24 @@ import (
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
-// checkFlags are kproduce check's own options.
-type checkFlags struct {
-	output  string
-	timeout time.Duration
-	count   int64
-	create  bool
-	spec    admin.TopicSpec // how --create creates the topic
+// Options are a check's resolved options.
+type Options struct {
+	Connection *config.Connection
+	Output     string        // text or json
+	Timeout    time.Duration // bounds the metadata wait, then each canary
+	Count      int64         // canaries per partition
+	Create     bool          // create a missing topic
+	Spec       admin.TopicSpec
 }
 
 // NewCommand returns kproduce check: a smoke test that produces canary
-// records to every partition of a topic. Its exit status goes to *code.
-func NewCommand(s cmdutil.Streams, code *int) *cobra.Command {
+// records to every partition of a topic. Running it resolves the options
+// and hands them to runF, or, when runF is nil, checks and returns an
+// error that gives the exit status.
+func NewCommand(s cmdutil.Streams, runF func(context.Context, *Options) error) *cobra.Command {
+	if runF == nil {
+		runF = func(ctx context.Context, opts *Options) error { return cmdutil.Exit(runCheck(ctx, opts, s)) }
+	}
 	cmd := cmdutil.NewSubcommand("check -t TOPIC [flags]",
 		"Smoke-test a cluster: produce canaries to every partition of a topic",
 		`kproduce check fetches the topic's metadata and produces --count canary
@@ -73,44 +79,45 @@ back), or when the cluster cannot be reached or the topic does not exist;
 		if err != nil {
 			return err
 		}
-		f, err := readCheckFlags(cmd, conn)
+		opts, err := readOptions(cmd, conn)
 		if err != nil {
 			return err
 		}
-		conn.BoundBootstrap(f.timeout, time.Now())
-		*code = runCheck(cmd.Context(), conn, f, s)
-		return nil
+		conn.BoundBootstrap(opts.Timeout, time.Now())
+		return runF(cmd.Context(), opts)
 	})
 	return cmd
 }
 
-// readCheckFlags reads and validates check's own options.
-func readCheckFlags(cmd *cobra.Command, opts *config.Connection) (checkFlags, error) {
+// readOptions reads and validates check's own options.
+func readOptions(cmd *cobra.Command, conn *config.Connection) (*Options, error) {
 	r := config.NewFlagReader(cmd.Flags())
-	f := checkFlags{
-		output:  r.Output(),
-		timeout: r.Duration("timeout", true),
-		count:   r.Integer("count", 1, 1_000_000),
-		create:  r.Bool("create"),
-		spec: admin.TopicSpec{
+	f := &Options{
+		Connection: conn,
+		Output:     r.Output(),
+		Timeout:    r.Duration("timeout", true),
+		Count:      r.Integer("count", 1, 1_000_000),
+		Create:     r.Bool("create"),
+		Spec: admin.TopicSpec{
 			Partitions:        int32(r.Integer("partitions", -1, math.MaxInt32)),
 			ReplicationFactor: int16(r.Integer("replication-factor", -1, math.MaxInt16)),
 		},
 	}
-	if f.spec.Partitions == 0 {
+	if f.Spec.Partitions == 0 {
 		r.FailValue("partitions", "0", fmt.Errorf("%w: want -1 or at least 1", config.ErrBadValue))
 	}
-	if f.spec.ReplicationFactor == 0 {
+	if f.Spec.ReplicationFactor == 0 {
 		r.FailValue("replication-factor", "0", fmt.Errorf("%w: want -1 or at least 1", config.ErrBadValue))
 	}
-	if opts.Topic == "" {
+	if conn.Topic == "" {
 		r.Fail("topic", fmt.Errorf("%w: a topic is required (-t TOPIC)", config.ErrBadValue))
 	}
 	return f, r.Err()
 }
 
 // runCheck runs the check and returns the exit status.
-func runCheck(parent context.Context, opts *config.Connection, f checkFlags, s cmdutil.Streams) int {
+func runCheck(parent context.Context, f *Options, s cmdutil.Streams) int {
+	opts := f.Connection
 	client, err := admin.New(opts.AdminConfig())
 	if err != nil {
 		failCheck(parent, cmdutil.Streams{Out: s.Out, Err: io.Discard}, f, opts.Topic, err)
@@ -118,13 +125,13 @@ func runCheck(parent context.Context, opts *config.Connection, f checkFlags, s c
 		return cmdutil.ExitUsage
 	}
 	defer client.Close()
-	ctx, cancel := context.WithTimeout(parent, f.timeout)
+	ctx, cancel := context.WithTimeout(parent, f.Timeout)
 	defer cancel()
 	topic, created, err := ensureTopic(ctx, client, opts.Topic, f)
 	if err != nil {
 		return failCheck(parent, s, f, opts.Topic, err)
 	}
-	rep := &checkReport{Topic: opts.Topic, Created: created, Canaries: f.count, RunID: newRunID()}
+	rep := &checkReport{Topic: opts.Topic, Created: created, Canaries: f.Count, RunID: newRunID()}
 	slices.SortFunc(topic.Partitions, func(a, b protocol.MetadataResponsePartition) int {
 		return cmp.Compare(a.PartitionIndex, b.PartitionIndex)
 	})
@@ -134,7 +141,7 @@ func runCheck(parent context.Context, opts *config.Connection, f checkFlags, s c
 			partitions = append(partitions, p.PartitionIndex)
 		}
 	}
-	run := newCanaryRun(opts.Topic, rep.RunID, partitions, f.count)
+	run := newCanaryRun(opts.Topic, rep.RunID, partitions, f.Count)
 	if len(partitions) > 0 {
 		// The canaries have what is left of --timeout: the whole check is
 		// bounded by it.
@@ -143,7 +150,7 @@ func runCheck(parent context.Context, opts *config.Connection, f checkFlags, s c
 		// The canaries are read back (through the admin client's
 		// connections) as they are acknowledged.
 		rb := startReadBack(ctx, client, run)
-		err := run.produce(parent, canaryProducerConfig(opts, left), left)
+		err := run.produce(parent, canaryProducerOptions(opts, left), left)
 		rb.wait()
 		if err != nil {
 			return failCheck(parent, s, f, opts.Topic, err)
@@ -160,18 +167,18 @@ func runCheck(parent context.Context, opts *config.Connection, f checkFlags, s c
 		latencies, readLatencies = append(latencies, lat...), append(readLatencies, readLat...)
 	}
 	rep.summarize(latencies, readLatencies)
-	return finishCheck(parent, rep, f.output, s)
+	return finishCheck(parent, rep, f.Output, s)
 }
 
 // ensureTopic returns the topic's metadata, creating the topic first when
 // it does not exist and --create is given.
-func ensureTopic(ctx context.Context, client *admin.Client, name string, f checkFlags) (*protocol.MetadataResponseTopic, bool, error) {
+func ensureTopic(ctx context.Context, client *admin.Client, name string, f *Options) (*protocol.MetadataResponseTopic, bool, error) {
 	var spec *admin.TopicSpec
-	if f.create {
-		spec = &f.spec
+	if f.Create {
+		spec = &f.Spec
 	}
 	t, created, err := client.EnsureTopic(ctx, name, spec)
-	if err != nil && !f.create && errors.Is(err, protocol.ErrUnknownTopicOrPartition) {
+	if err != nil && !f.Create && errors.Is(err, protocol.ErrUnknownTopicOrPartition) {
 		err = fmt.Errorf("%w; run with --create to create it", err)
 	}
 	return t, created, err

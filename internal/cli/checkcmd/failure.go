@@ -31,7 +31,7 @@ func failureReport(topic string, err error) *checkReport {
 func jsonOnError(s cmdutil.Streams, run func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		err := run(cmd, args)
-		if err != nil && wantsJSON(cmd) {
+		if err != nil && !cmdutil.IsReported(err) && wantsJSON(cmd) {
 			_ = failureReport(cmd.Flags().Lookup("topic").Value.String(), err).writeJSON(s.Out)
 		}
 		return err
@@ -54,8 +54,8 @@ func jsonFlagError(s cmdutil.Streams) func(*cobra.Command, error) error {
 
 // failCheck ends a check that could not run: the JSON report with -o
 // json, the error on stderr; it returns the exit status.
-func failCheck(parent context.Context, s cmdutil.Streams, f checkFlags, topic string, err error) int {
-	if f.output == "json" {
+func failCheck(parent context.Context, s cmdutil.Streams, f *Options, topic string, err error) int {
+	if f.Output == "json" {
 		_ = failureReport(topic, err).writeJSON(s.Out)
 	}
 	return cmdutil.FailureStatus(parent, s, err)

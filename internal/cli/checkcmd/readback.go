@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kproduce/kproduce/pkg/admin"
+	"github.com/kproduce/kproduce/pkg/fetcher"
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
@@ -25,7 +26,7 @@ const (
 // whose partition cannot serve it is tried again after the others, so it
 // delays no other partition by more than one attempt.
 type readBack struct {
-	client *admin.Client
+	client *fetcher.Fetcher
 	run    *canaryRun
 	acked  chan int // canaries acknowledged, by index; closed once all have an outcome
 	done   chan struct{}
@@ -34,7 +35,7 @@ type readBack struct {
 // startReadBack starts reading back the canaries of run as they are
 // acknowledged, until ctx ends.
 func startReadBack(ctx context.Context, client *admin.Client, run *canaryRun) *readBack {
-	rb := &readBack{client: client, run: run, acked: make(chan int, len(run.canaries)), done: make(chan struct{})}
+	rb := &readBack{client: fetcher.New(client), run: run, acked: make(chan int, len(run.canaries)), done: make(chan struct{})}
 	run.acked = rb.acked
 	go func() {
 		defer close(rb.done)
@@ -128,7 +129,7 @@ type fetchedPartition struct {
 // fetch reads partition p at offset (read_uncommitted: a canary is in no
 // transaction, and another producer's open transaction must not hide it).
 func (rb *readBack) fetch(ctx context.Context, p int32, offset int64) (*fetchedPartition, error) {
-	got, err := rb.client.Fetch(ctx, admin.FetchOptions{Topic: rb.run.topic, Partition: p, Offset: offset,
+	got, err := rb.client.Fetch(ctx, fetcher.Options{Topic: rb.run.topic, Partition: p, Offset: offset,
 		Isolation: protocol.IsolationReadUncommitted, MaxBytes: 64 << 10, MaxWait: readBackWait})
 	if err != nil {
 		return nil, err

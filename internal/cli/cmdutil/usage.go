@@ -39,15 +39,6 @@ func IsUsageError(err error) bool {
 	return errors.As(err, &u)
 }
 
-// ExitCode is the exit status of a run stopped by err: ExitUsage for a
-// usage error, else ExitFailed.
-func ExitCode(err error) int {
-	if IsUsageError(err) {
-		return ExitUsage
-	}
-	return ExitFailed
-}
-
 // PrintError prints every line of err as "error: ..." and, for a usage
 // error, a hint to kproduce --help.
 func PrintError(w io.Writer, err error) { PrintErrorFor(w, err, "kproduce") }

@@ -15,76 +15,101 @@ import (
 // the clients: what the producer and the admin client get from the
 // connection options is mapped once, here.
 
-// ProducerConfig is a producer's configuration with the connection
-// options applied and the producer's defaults otherwise. A command that
-// produces for its own purpose (check's canaries) starts from it.
-func (c *Connection) ProducerConfig() sender.Config {
-	cfg := sender.DefaultConfig()
-	cfg.Bootstrap = c.Brokers
-	cfg.RequestTimeout = c.RequestTimeout
-	// 0 is the producer's "up to the delivery timeout" and the admin
-	// client's "up to the call's context".
-	cfg.Network.BootstrapTimeout = c.BootstrapTimeout
+// softwareName is what kproduce calls itself to brokers that ask (KIP-511).
+const softwareName, softwareVersion = "kproduce", "dev"
+
+// ProducerOptions are a producer's options for the connection: the
+// brokers, TLS and SASL, timeouts, the logger and the notices. A command
+// that produces for its own purpose (check's canaries) starts from them.
+func (c *Connection) ProducerOptions() []sender.Opt {
+	opts := []sender.Opt{
+		sender.SeedBrokers(c.Brokers...),
+		sender.ClientID(c.ClientID),
+		sender.SoftwareNameAndVersion(softwareName, softwareVersion),
+		sender.RequestTimeout(c.RequestTimeout),
+		// 0 is the producer's "up to the delivery timeout".
+		sender.BootstrapTimeout(c.BootstrapTimeout),
+		sender.WithLogger(cmdutil.Slog(c.Logger)),
+	}
+	if c.Security.SASL != nil {
+		opts = append(opts, sender.SASL(c.Security.SASL))
+	}
+	if c.Security.TLSConfig != nil {
+		opts = append(opts, sender.DialTLS(c.Security.TLSConfig))
+	}
 	if c.NoticeOut != nil {
-		notify := report.NewNoticesTo(c.NoticeOut).Notify
-		cfg.Network.Notify = notify
-		if giveUp := c.GiveUpAt; !giveUp.IsZero() {
-			cfg.Network.Notify = func(n network.Notice) {
-				if !n.Deadline.IsZero() && n.Deadline.After(giveUp) {
-					n.Deadline = giveUp
-				}
-				notify(n)
-			}
-		}
+		opts = append(opts, sender.OnNotice(c.notify()))
 	}
-	cfg.Network.ClientID = c.ClientID
-	cfg.Network.SASL = c.Security.SASL
-	cfg.Socket.TLS = c.Security.TLSConfig
-	cfg.Logger = c.Logger
-	return cfg
+	return opts
 }
 
-// AdminConfig is the admin client's configuration: the connection options
-// over the producer's network defaults.
+// AdminConfig is the admin client's configuration for the connection.
 func (c *Connection) AdminConfig() admin.Config {
-	pc := c.ProducerConfig()
-	cfg := admin.Config{Bootstrap: pc.Bootstrap, Network: pc.Network, Logger: pc.Logger}
-	cfg.Network.RequestTimeout = pc.RequestTimeout
-	cfg.Socket = pc.Socket
+	cfg := admin.Config{
+		Brokers:  c.Brokers,
+		ClientID: c.ClientID, SoftwareName: softwareName, SoftwareVersion: softwareVersion,
+		TLS: c.Security.TLSConfig, SASL: c.Security.SASL,
+		// 0 is the admin client's "up to the call's context".
+		RequestTimeout: c.RequestTimeout, BootstrapTimeout: c.BootstrapTimeout,
+		Logger: cmdutil.Slog(c.Logger),
+	}
+	if c.NoticeOut != nil {
+		cfg.OnNotice = c.notify()
+	}
 	return cfg
 }
 
-// ProducerConfig maps the produce run's options onto the producer's
-// configuration. resultRecords says whether completions must carry each
-// record's key and value (a report prints them).
-func (o *Options) ProducerConfig(resultRecords bool) (sender.Config, error) {
-	cfg := o.Connection.ProducerConfig()
-	cfg.Acks = o.Acks
-	cfg.Idempotence = o.Idempotence
-	if o.Retries >= 0 {
-		cfg.Retries = o.Retries
+// notify prints the connection notices on NoticeOut, each bootstrap
+// failure's deadline no later than when the command gives up (GiveUpAt).
+func (c *Connection) notify() func(network.Notice) {
+	notify := report.NewNoticesTo(c.NoticeOut).Notify
+	giveUp := c.GiveUpAt
+	if giveUp.IsZero() {
+		return notify
 	}
-	cfg.MaxRequestSize = o.MaxRequestSize
-	cfg.TransactionalID = o.TransactionalID
-	cfg.TransactionTimeout = o.TransactionTimeout
-	cfg.Network.MaxInFlightPerConnection = o.MaxInFlight
-	cfg.Metadata.MaxAge = o.MetadataMaxAge
-	cfg.Metadata.AllowAutoTopicCreation = o.AllowAutoTopicCreation
-	cfg.Metadata.RefreshBackoff = o.RetryBackoff
-	cfg.Accumulator.BatchSize = o.BatchSize
-	cfg.Accumulator.Linger = o.Linger
-	cfg.Accumulator.RetryBackoff = o.RetryBackoff
-	cfg.Accumulator.RetryBackoffMax = max(o.RetryBackoff, cfg.Accumulator.RetryBackoffMax)
-	cfg.Accumulator.DeliveryTimeout = o.DeliveryTimeout
-	cfg.Accumulator.BufferMemory = o.BufferMemory
-	cfg.Accumulator.Codec = o.Compression
-	cfg.Accumulator.ResultRecords = resultRecords
-	rnd := rand.IntN
-	cfg.Rand = rnd
-	part, err := accumulator.ParsePartitioner(o.Partitioner, rnd)
+	return func(n network.Notice) {
+		if !n.Deadline.IsZero() && n.Deadline.After(giveUp) {
+			n.Deadline = giveUp
+		}
+		notify(n)
+	}
+}
+
+// ProducerOptions maps the produce run's options onto the producer's.
+// promiseRecordBytes says whether promises must carry each record's key,
+// value and headers (a report prints them). Records name their partition
+// (-p, a JSON record's own) or AnyPartition for the partitioner.
+func (o *Options) ProducerOptions(promiseRecordBytes bool) ([]sender.Opt, error) {
+	part, err := sender.NewPartitioner(o.Partitioner, rand.IntN)
 	if err != nil {
-		return cfg, cmdutil.AsUsageError(err)
+		return nil, cmdutil.AsUsageError(err)
 	}
-	cfg.Partitioner = part
-	return cfg, nil
+	opts := append(o.Connection.ProducerOptions(),
+		sender.RequiredAcks(o.Acks),
+		sender.Idempotence(o.Idempotence), // as the rules between the options left it
+		sender.MaxRequestSize(o.MaxRequestSize),
+		sender.MaxInFlight(o.MaxInFlight),
+		sender.MetadataMaxAge(o.MetadataMaxAge),
+		sender.AllowAutoTopicCreation(o.AllowAutoTopicCreation),
+		sender.RetryBackoff(o.RetryBackoff, max(o.RetryBackoff, accumulator.DefaultRetryBackoffMax)),
+		sender.BatchSize(o.BatchSize),
+		sender.Linger(o.Linger),
+		sender.DeliveryTimeout(o.DeliveryTimeout),
+		sender.BufferMemory(o.BufferMemory),
+		sender.Compression(o.Compression),
+		sender.WithPartitioner(sender.ManualPartitioner(part)),
+	)
+	if o.Retries >= 0 {
+		opts = append(opts, sender.Retries(o.Retries))
+	}
+	if o.TransactionalID != "" {
+		opts = append(opts, sender.TransactionalID(o.TransactionalID), sender.TransactionTimeout(o.TransactionTimeout))
+	}
+	if promiseRecordBytes {
+		opts = append(opts, sender.PromiseRecordBytes())
+	}
+	if o.DryRun {
+		opts = append(opts, sender.DryRun(o.DryRunPartitions))
+	}
+	return opts, nil
 }

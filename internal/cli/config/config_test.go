@@ -11,6 +11,7 @@ import (
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/pkg/protocol"
+	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 // writeFile writes a file in a test directory and returns its path.
@@ -35,7 +36,7 @@ func TestDefaults(t *testing.T) {
 	assert.False(t, o.Input.SkipEmpty)
 	assert.Equal(t, int64(1<<20), o.Input.MaxRecordBytes)
 	assert.Zero(t, o.Count)
-	assert.Equal(t, AcksAll, o.Acks)
+	assert.Equal(t, sender.AllAcks, o.Acks)
 	assert.True(t, o.Idempotence)
 	assert.Equal(t, 5*time.Millisecond, o.Linger)
 	assert.Equal(t, 1<<20, o.BatchSize)
@@ -73,7 +74,7 @@ func TestEveryFlag(t *testing.T) {
 	assert.True(t, o.Input.SkipEmpty)
 	assert.Equal(t, int64(2048), o.Input.MaxRecordBytes)
 	assert.Equal(t, int64(10), o.Count)
-	assert.Equal(t, AcksOne, o.Acks)
+	assert.Equal(t, sender.LeaderAck, o.Acks)
 	assert.False(t, o.Idempotence)
 	assert.Equal(t, time.Second, o.Linger)
 	assert.Equal(t, 64<<10, o.BatchSize)
@@ -100,7 +101,7 @@ func TestPrecedence(t *testing.T) {
 	o := mustOptions(t, "-t", "t", "--config", yamlFile)
 	assert.Equal(t, 10*time.Millisecond, o.Linger)
 	assert.Equal(t, "from-yaml", o.ClientID)
-	assert.Equal(t, AcksOne, o.Acks)
+	assert.Equal(t, sender.LeaderAck, o.Acks)
 	o = mustOptions(t, "-t", "t", "--config", propsFile)
 	assert.Equal(t, 11*time.Millisecond, o.Linger)
 	assert.Equal(t, "from-props", o.ClientID)
@@ -227,7 +228,7 @@ made.up=1
 	o, stderr, err := parseOptions(t, "-t", "t", "--config", path, "--log-level", "debug")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"p1:9092", "p2:9092"}, o.Brokers)
-	assert.Equal(t, AcksAll, o.Acks)
+	assert.Equal(t, sender.AllAcks, o.Acks)
 	assert.Equal(t, 16384, o.BatchSize)
 	assert.Equal(t, protocol.CodecLz4, o.Compression)
 	assert.True(t, o.Idempotence)
@@ -240,7 +241,7 @@ made.up=1
 	assert.Equal(t, "props", o.ClientID)
 	assert.Equal(t, "SASL_SSL", o.JavaSecurity["security.protocol"])
 	assert.Contains(t, o.JavaSecurity["sasl.jaas.config"], `password="s3cret"`)
-	assert.Equal(t, PartitionerRoundRobin, o.Partitioner)
+	assert.Equal(t, sender.PartitionerRoundRobin, o.Partitioner)
 	assert.NotContains(t, stderr, "key.serializer", "a serializer is accepted silently")
 	assert.Contains(t, stderr, path+":22: unknown property made.up")
 	assert.NotContains(t, stderr, "s3cret", "secrets are never logged")
@@ -255,7 +256,7 @@ func TestPropertyFlag(t *testing.T) {
 		"-X", "sasl.jaas.config=M required password=\"p,w\";", "-X", "nope=1", "-X", "partitioner.class=DefaultPartitioner")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"x1:1", "x2:2"}, o.Brokers)
-	assert.Equal(t, AcksAll, o.Acks)
+	assert.Equal(t, sender.AllAcks, o.Acks)
 	assert.Equal(t, 7*time.Millisecond, o.Linger)
 	assert.Equal(t, 1000, o.BatchSize)
 	assert.Equal(t, protocol.CodecGzip, o.Compression)
@@ -263,7 +264,7 @@ func TestPropertyFlag(t *testing.T) {
 	assert.Equal(t, 2, o.MaxInFlight)
 	assert.Equal(t, `M required password="p,w";`, o.JavaSecurity["sasl.jaas.config"], "a property keeps its commas")
 	assert.Contains(t, stderr, "unknown property nope")
-	assert.Equal(t, PartitionerMurmur2, o.Partitioner)
+	assert.Equal(t, sender.PartitionerMurmur2, o.Partitioner)
 
 	for _, bad := range []string{"novalue", "=1", "linger.ms=5ms", "acks=2", "request.timeout.ms=-5", "partitioner.class=x"} {
 		_, _, err := parseOptions(t, "-t", "t", "-X", bad)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/pkg/protocol"
+	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 // TestConsoleProducerFlags: kafka-console-producer's flags mean what they
@@ -22,7 +23,7 @@ func TestConsoleProducerFlags(t *testing.T) {
 		"--max-block-ms", "3000", "--message-send-max-retries", "2", "--max-memory-bytes", "1048576",
 		"--max-partition-memory-bytes", "16384", "--compression-codec", "lz4", "--sync")
 	assert.Equal(t, []string{"k1:9093", "k2:9092"}, o.Brokers)
-	assert.Equal(t, AcksOne, o.Acks)
+	assert.Equal(t, sender.LeaderAck, o.Acks)
 	assert.Equal(t, 250*time.Millisecond, o.Linger)
 	assert.Equal(t, 7*time.Second, o.RequestTimeout)
 	assert.Equal(t, 20*time.Millisecond, o.RetryBackoff)
@@ -42,7 +43,7 @@ func TestConsoleProducerFlags(t *testing.T) {
 	for _, flag := range []string{"--producer.config", "--command-config", "-F", "--config"} {
 		o = mustOptions(t, "-t", "t", flag, props, "--producer-property", "client.id=cp", "--command-property", "batch.size=999")
 		assert.Equal(t, 9*time.Millisecond, o.Linger, flag)
-		assert.Equal(t, AcksNone, o.Acks, flag)
+		assert.Equal(t, sender.NoAck, o.Acks, flag)
 		assert.Equal(t, "cp", o.ClientID)
 		assert.Equal(t, 999, o.BatchSize)
 	}

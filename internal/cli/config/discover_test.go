@@ -92,9 +92,10 @@ profiles:
 	assert.ErrorContains(t, err, "did you mean linger?")
 }
 
-// TestConfigFormatByContent: a file without a telling extension is read
-// as properties when its first setting is NAME=VALUE or a dotted name,
-// and as YAML otherwise.
+// TestConfigFormatByContent: a file is read as properties when its first
+// setting is NAME=VALUE or a dotted name, and as YAML otherwise, whatever
+// its extension says; the extension breaks the tie of a file with no
+// setting.
 func TestConfigFormatByContent(t *testing.T) {
 	tests := map[string]string{
 		"# kcat\nmetadata.broker.list=a:1\n":    fileProperties,
@@ -111,8 +112,21 @@ func TestConfigFormatByContent(t *testing.T) {
 	for text, want := range tests {
 		assert.Equal(t, want, configFormat("client.conf-less", []byte(text)), "%q", text)
 	}
-	assert.Equal(t, fileProperties, configFormat("kcat.conf", []byte("brokers: [a]\n")), "by extension")
-	assert.Equal(t, fileYAML, configFormat("x.yml", []byte("a=b\n")), "by extension")
+	for text, want := range tests {
+		for _, name := range []string{"y.conf", "producer.properties", "kproduce.yaml", "x.cfg"} {
+			if text != "" {
+				assert.Equal(t, want, configFormat(name, []byte(text)), "%s: %q", name, text)
+			}
+		}
+	}
+	assert.Equal(t, fileProperties, configFormat("kcat.conf", []byte("# no setting yet\n")), "a tie: the extension")
+	assert.Equal(t, fileYAML, configFormat("x.yml", []byte("")), "a tie: the extension")
+
+	// y.conf holding YAML: read as YAML (its brokers and topic taken).
+	yconf := writeFile(t, "y.conf", "brokers: [h:9092]\ntopic: t\n")
+	yo := mustOptions(t, "--config", yconf)
+	assert.Equal(t, []string{"h:9092"}, yo.Brokers)
+	assert.Equal(t, "t", yo.Topic)
 
 	conf := writeFile(t, "client", "bootstrap.servers=c1:9092\nlinger.ms=4\n")
 	o := mustOptions(t, "-t", "t", "--config", conf)

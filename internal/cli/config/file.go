@@ -78,43 +78,51 @@ func (r *resolver) readConfig() error {
 }
 
 // configFormat tells a properties file (Java's producer.properties,
-// kcat's librdkafka file) from a kproduce YAML file: by the extension
-// .properties, .conf or .cfg, or .yaml or .yml; otherwise by the first
-// setting, which in a properties file is NAME=VALUE or a dotted name
-// (bootstrap.servers: ...), and in YAML a long flag name followed by a
-// colon.
+// kcat's librdkafka file) from a kproduce YAML file. The content decides
+// (see contentFormat); the extension (.properties, .conf or .cfg; .yaml
+// or .yml) only breaks a tie, for a file with no setting; YAML otherwise.
 func configFormat(path string, data []byte) string {
+	if format, ok := contentFormat(data); ok {
+		return format
+	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".properties", ".conf", ".cfg":
 		return fileProperties
-	case ".yaml", ".yml":
-		return fileYAML
 	}
+	return fileYAML
+}
+
+// contentFormat is the format the first setting of data shows: in a
+// properties file NAME=VALUE, "NAME VALUE" or a dotted name
+// (bootstrap.servers: ...), in YAML a long flag name followed by a colon,
+// "- item", "---" or a %YAML directive. ok is false when data holds no
+// setting (empty, or comments only).
+func contentFormat(data []byte) (format string, ok bool) {
 	for _, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || line[0] == '#' || line[0] == '!' {
 			continue
 		}
 		if line == "---" || strings.HasPrefix(line, "%YAML") || strings.HasPrefix(line, "- ") {
-			return fileYAML
+			return fileYAML, true
 		}
 		end := strings.IndexAny(line, "=: \t")
 		if end < 0 {
-			return fileYAML
+			return fileYAML, true
 		}
 		rest := strings.TrimLeft(line[end:], " \t")
 		switch {
 		case rest == "" || rest[0] == '=':
-			return fileProperties
+			return fileProperties, true
 		case rest[0] == ':':
 			if strings.Contains(line[:end], ".") {
-				return fileProperties
+				return fileProperties, true
 			}
-			return fileYAML
+			return fileYAML, true
 		}
-		return fileProperties // Java's "name value"
+		return fileProperties, true // Java's "name value"
 	}
-	return fileYAML
+	return "", false
 }
 
 // addProperties adds the properties of a Java or librdkafka properties

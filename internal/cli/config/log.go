@@ -17,7 +17,7 @@ func logOptions(o *Options) {
 		Int32("partition", o.Partition).
 		Str("partitioner", o.Partitioner).
 		Str("format", o.Input.Format).
-		Int16("acks", o.Acks).
+		Int16("acks", int16(o.Acks)).
 		Bool("idempotence", o.Idempotence).
 		Dur("linger", o.Linger).
 		Int("batch_size", o.BatchSize).

@@ -15,34 +15,8 @@ import (
 	"github.com/kproduce/kproduce/internal/cli/input"
 	"github.com/kproduce/kproduce/internal/cli/report"
 	"github.com/kproduce/kproduce/pkg/protocol"
+	"github.com/kproduce/kproduce/pkg/sender"
 )
-
-// The partitioners.
-const (
-	PartitionerMurmur2    = "murmur2"
-	PartitionerRoundRobin = "round-robin"
-	PartitionerRandom     = "random"
-	PartitionerCRC32      = "crc32"
-	PartitionerConsistent = "consistent"
-	PartitionerFNV1a      = "fnv1a"
-)
-
-// Partitioners are the partitioners' names, Java's default first.
-func Partitioners() []string {
-	return []string{PartitionerMurmur2, PartitionerRoundRobin, PartitionerRandom, PartitionerCRC32, PartitionerConsistent, PartitionerFNV1a}
-}
-
-// The acks values, as sent in a ProduceRequest.
-const (
-	AcksAll  int16 = -1
-	AcksOne  int16 = 1
-	AcksNone int16 = 0
-)
-
-// maxIdempotentInFlight is the most in-flight requests per broker an
-// idempotent producer may have (Kafka keeps the last five batches per
-// producer for duplicate detection).
-const maxIdempotentInFlight = 5
 
 // Connection is what every command resolves the same way: where the
 // cluster is, how to connect to it, the topic, and where logs go. Flag >
@@ -98,7 +72,7 @@ type Options struct {
 	ForceTopic bool
 	// Partition is the fixed partition, or -1 to use the partitioner.
 	Partition int32
-	// Partitioner is murmur2, round-robin, random or crc32.
+	// Partitioner is one of sender.Partitioners.
 	Partitioner string
 	// Count stops the run after this many records; 0 means no limit.
 	Count int64
@@ -110,8 +84,8 @@ type Options struct {
 	// Files are the inputs; "-" is stdin. Empty means stdin.
 	Files []string
 
-	// Acks is -1 (all), 1 or 0.
-	Acks int16
+	// Acks is all (-1), 1 or 0.
+	Acks sender.Acks
 	// Idempotence enables the idempotent producer (implies Acks == -1).
 	Idempotence bool
 	// Linger is how long a batch waits for more records.
@@ -219,7 +193,9 @@ func (r *optionReader) readTarget(o *Options) {
 	o.Topic = strings.TrimSpace(r.str("topic"))
 	o.ForceTopic = o.Topic != "" && r.flagGiven("topic")
 	o.Partition = int32(r.integer("partition", -1, math.MaxInt32))
-	o.Partitioner = r.oneOf("partitioner", Partitioners()...)
+	// The readers give each record its topic and partition.
+	o.Input.Topic, o.Input.ForceTopic, o.Input.Partition = o.Topic, o.ForceTopic, o.Partition
+	o.Partitioner = r.oneOf("partitioner", sender.Partitioners()...)
 }
 
 // readBrokers reads the bootstrap brokers.
@@ -242,11 +218,11 @@ func (r *optionReader) readBrokers(o *Connection) {
 func (r *optionReader) readProducer(o *Options) {
 	switch a := strings.ToLower(strings.TrimSpace(r.str("acks"))); a {
 	case "all", "-1":
-		o.Acks = AcksAll
+		o.Acks = sender.AllAcks
 	case "1":
-		o.Acks = AcksOne
+		o.Acks = sender.LeaderAck
 	case "0":
-		o.Acks = AcksNone
+		o.Acks = sender.NoAck
 	default:
 		r.failValue("acks", a, fmt.Errorf("%w: want all, -1, 1 or 0", ErrBadValue))
 	}

@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 // The rules the Java client applies between options, applied after they
@@ -12,15 +14,15 @@ import (
 // acks=all, so with acks 0 or 1 it is off unless explicitly asked for, and
 // asking for both is an error; it also caps the in-flight requests at 5.
 func (o *Options) applyIdempotenceRules(explicit bool) error {
-	if o.Acks != AcksAll {
+	if o.Acks != sender.AllAcks {
 		if explicit && o.Idempotence {
 			return fmt.Errorf("--idempotence needs --acks all (got --acks %d); set --idempotence=false", o.Acks)
 		}
 		o.Idempotence = false
 	}
-	if o.Idempotence && o.MaxInFlight > maxIdempotentInFlight {
+	if o.Idempotence && o.MaxInFlight > sender.MaxInFlightIdempotent {
 		return fmt.Errorf("--max-in-flight %d is more than %d, the most an idempotent producer may have; lower it or set --idempotence=false",
-			o.MaxInFlight, maxIdempotentInFlight)
+			o.MaxInFlight, sender.MaxInFlightIdempotent)
 	}
 	return nil
 }
@@ -59,7 +61,7 @@ func (o *Options) applyTransactionRules(explicitIdempotence bool) error {
 	if o.Resume && o.ResumeTopic == "" {
 		return fmt.Errorf("--resume-topic must name a topic")
 	}
-	if o.Acks != AcksAll {
+	if o.Acks != sender.AllAcks {
 		return fmt.Errorf("--transactional-id needs --acks all (got --acks %d)", o.Acks)
 	}
 	if o.Retries == 0 {
@@ -104,7 +106,7 @@ func (o *Options) derivation(key string, vals optionValues) (value, cause string
 			return "", ""
 		}
 		switch {
-		case o.Acks != AcksAll:
+		case o.Acks != sender.AllAcks:
 			cause = fmt.Sprintf("acks=%d", o.Acks)
 		case o.Retries == 0:
 			cause = "retries=0"

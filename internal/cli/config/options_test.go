@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 func TestIdempotenceAndAcks(t *testing.T) {
@@ -17,23 +18,23 @@ func TestIdempotenceAndAcks(t *testing.T) {
 		env      map[string]string
 		wantErr  string
 		wantIdem bool
-		wantAcks int16
+		wantAcks sender.Acks
 	}{
-		{name: "default: acks all, idempotent", wantIdem: true, wantAcks: AcksAll},
-		{name: "acks -1 is all", args: []string{"-a", "-1"}, wantIdem: true, wantAcks: AcksAll},
-		{name: "acks 1 turns idempotence off", args: []string{"-a", "1"}, wantAcks: AcksOne},
-		{name: "acks 0 turns idempotence off", args: []string{"-a", "0"}, wantAcks: AcksNone},
-		{name: "-X acks=0", args: []string{"-X", "acks=0"}, wantAcks: AcksNone},
+		{name: "default: acks all, idempotent", wantIdem: true, wantAcks: sender.AllAcks},
+		{name: "acks -1 is all", args: []string{"-a", "-1"}, wantIdem: true, wantAcks: sender.AllAcks},
+		{name: "acks 1 turns idempotence off", args: []string{"-a", "1"}, wantAcks: sender.LeaderAck},
+		{name: "acks 0 turns idempotence off", args: []string{"-a", "0"}, wantAcks: sender.NoAck},
+		{name: "-X acks=0", args: []string{"-X", "acks=0"}, wantAcks: sender.NoAck},
 		{name: "explicit idempotence with acks 1", args: []string{"-a", "1", "--idempotence"}, wantErr: "--idempotence needs --acks all"},
 		{name: "explicit idempotence=true with acks 0", args: []string{"-a", "0", "--idempotence=true"}, wantErr: "--idempotence needs --acks all"},
 		{name: "-X enable.idempotence with acks 1", args: []string{"-a", "1", "-X", "enable.idempotence=true"}, wantErr: "--idempotence needs --acks all"},
 		{name: "env idempotence with acks 1", args: []string{"-a", "1"}, env: map[string]string{"KPRODUCE_IDEMPOTENCE": "true"}, wantErr: "--idempotence needs --acks all"},
-		{name: "idempotence off with acks 1", args: []string{"-a", "1", "--idempotence=false"}, wantAcks: AcksOne},
-		{name: "idempotence off with acks all", args: []string{"--idempotence=false"}, wantAcks: AcksAll},
-		{name: "max in flight 5 with idempotence", args: []string{"--max-in-flight", "5"}, wantIdem: true, wantAcks: AcksAll},
+		{name: "idempotence off with acks 1", args: []string{"-a", "1", "--idempotence=false"}, wantAcks: sender.LeaderAck},
+		{name: "idempotence off with acks all", args: []string{"--idempotence=false"}, wantAcks: sender.AllAcks},
+		{name: "max in flight 5 with idempotence", args: []string{"--max-in-flight", "5"}, wantIdem: true, wantAcks: sender.AllAcks},
 		{name: "max in flight 6 with idempotence", args: []string{"--max-in-flight", "6"}, wantErr: "--max-in-flight 6 is more than 5"},
-		{name: "max in flight 6 without idempotence", args: []string{"--max-in-flight", "6", "--idempotence=false"}, wantAcks: AcksAll},
-		{name: "max in flight 10 with acks 1", args: []string{"--max-in-flight", "10", "-a", "1"}, wantAcks: AcksOne},
+		{name: "max in flight 6 without idempotence", args: []string{"--max-in-flight", "6", "--idempotence=false"}, wantAcks: sender.AllAcks},
+		{name: "max in flight 10 with acks 1", args: []string{"--max-in-flight", "10", "-a", "1"}, wantAcks: sender.LeaderAck},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

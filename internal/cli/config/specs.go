@@ -7,6 +7,7 @@ import (
 	"github.com/kproduce/kproduce/internal/cli/input"
 	"github.com/kproduce/kproduce/internal/cli/report"
 	"github.com/kproduce/kproduce/pkg/protocol"
+	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 // optionKind says how an option is given on the command line and how a
@@ -45,7 +46,7 @@ func optionSpecs() []optionSpec {
 		{Name: "brokers", Short: "b", Default: "127.0.0.1:9092", Kind: kindList, Usage: "bootstrap brokers, comma-separated `host:port,...`"},
 		{Name: "topic", Short: "t", Usage: "`topic` to produce to: every record goes there, whatever topic it names (required unless records name their own: -f json, %t)"},
 		{Name: "partition", Short: "p", Default: "-1", Usage: "fixed `partition`; -1 lets the partitioner choose"},
-		{Name: "partitioner", Default: "murmur2", Choices: Partitioners(), Usage: "partitioner `name`: murmur2 (Java's default: keyed murmur2, unkeyed sticky) | round-robin | random | crc32 (keyed crc32, unkeyed random: librdkafka's consistent_random) | consistent (crc32 of every non-null key, empty ones too) | fnv1a (Sarama's and librdkafka's fnv1a; unkeyed sticky)"},
+		{Name: "partitioner", Default: "murmur2", Choices: sender.Partitioners(), Usage: "partitioner `name`: murmur2 (Java's default: keyed murmur2, unkeyed sticky) | round-robin | random | crc32 (keyed crc32, unkeyed random: librdkafka's consistent_random) | consistent (crc32 of every non-null key, empty ones too) | fnv1a (Sarama's and librdkafka's fnv1a; unkeyed sticky)"},
 		{Name: "dry-run", Default: "false", Kind: kindBool, NoConfig: true, Usage: "read and route every record, print where each would go, send nothing"},
 		{Name: "partitions", Default: "0", NoConfig: true, Usage: "with --dry-run: every topic has `N` partitions, no cluster needed (0: ask the cluster)"},
 		{Name: "format", Short: "f", Default: "lines", Choices: input.Formats(), Usage: "input `format`: lines | json | file | an rpk-style format string with % verbs, e.g. '%k %v\\n' (see docs/formats.md)"},

@@ -16,8 +16,25 @@ import (
 	"github.com/kproduce/kproduce/internal/cli/config"
 )
 
-// NewCommand returns kproduce config. Its exit status goes to *code.
-func NewCommand(s cmdutil.Streams, code *int) *cobra.Command {
+// Options are what kproduce config shows: the settings described, as
+// text or JSON.
+type Options struct {
+	Description *config.Description
+	JSON        bool
+}
+
+// NewCommand returns kproduce config. Running it describes the settings
+// and hands them to runF, or, when runF is nil, prints them and returns an
+// error that gives the exit status.
+func NewCommand(s cmdutil.Streams, runF func(*Options) error) *cobra.Command {
+	if runF == nil {
+		runF = func(opts *Options) error {
+			if err := write(s.Out, opts.Description, opts.JSON); err != nil {
+				return fmt.Errorf("writing the settings: %w", err)
+			}
+			return nil
+		}
+	}
 	cmd := cmdutil.NewSubcommand("config [flags]", "Show the effective settings and where each came from",
 		`kproduce config resolves the settings as kproduce would with the same flags
 (flags and -X, the environment, the config file and its profile, the
@@ -50,11 +67,7 @@ Exit status: 0 the settings are valid; 2 they are not (each problem named).`,
 			return err
 		}
 		asJSON, _ := cmd.Flags().GetBool("json") // defined above
-		if err := write(s.Out, d, asJSON); err != nil {
-			cmdutil.PrintError(s.Err, err)
-			*code = cmdutil.ExitFailed
-		}
-		return nil
+		return runF(&Options{Description: d, JSON: asJSON})
 	}
 	return cmd
 }

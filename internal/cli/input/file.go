@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 // fileReadChunk is how much a file reader asks for per read.
@@ -52,7 +54,8 @@ func (f *fileReader) Next(rec *Record) error {
 	if len(data) == 0 && f.skipEmpty {
 		return io.EOF
 	}
-	*rec = Record{Source: f.source, Number: 1, Partition: -1, Headers: f.shaper.headers, ReadAt: time.Now()}
+	*rec = Record{Record: sender.Record{Topic: f.shaper.topic, Partition: f.shaper.partition, Headers: f.shaper.headers},
+		Source: f.source, Number: 1, ReadAt: time.Now()}
 	if int64(len(data)) > f.limit {
 		rec.Err = fmt.Errorf("%w: more than --max-record-bytes %d", ErrRecordTooLarge, f.limit)
 		return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kproduce/kproduce/internal/escape"
 	"github.com/kproduce/kproduce/pkg/protocol"
+	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 // gotRecord is a copy of an Record that outlives the next Next call.
@@ -22,7 +23,7 @@ type gotRecord struct {
 	Key       []byte
 	Value     []byte
 	Headers   []protocol.Header
-	Timestamp int64
+	Timestamp int64 // ms; 0: none given
 	Err       error
 }
 
@@ -37,7 +38,10 @@ func clone(b []byte) []byte {
 // copyRecord copies rec.
 func copyRecord(rec *Record) gotRecord {
 	g := gotRecord{Number: rec.Number, Topic: rec.Topic, Partition: rec.Partition,
-		Key: clone(rec.Key), Value: clone(rec.Value), Timestamp: rec.Timestamp, Err: rec.Err}
+		Key: clone(rec.Key), Value: clone(rec.Value), Err: rec.Err}
+	if !rec.Timestamp.IsZero() {
+		g.Timestamp = rec.Timestamp.UnixMilli()
+	}
 	for _, h := range rec.Headers {
 		g.Headers = append(g.Headers, protocol.Header{Key: h.Key, Value: clone(h.Value)})
 	}
@@ -95,7 +99,7 @@ func newTestRand() *rand.Rand { return rand.New(rand.NewPCG(7, 11)) }
 func testConfig(t testing.TB, args ...string) *Config {
 	t.Helper()
 	cfg := &Config{Format: FormatLines, Delimiter: []byte("\n"), MaxRecordBytes: 1 << 20,
-		HeaderSeparator: []byte(","), HeaderKeySeparator: []byte(":")}
+		HeaderSeparator: []byte(","), HeaderKeySeparator: []byte(":"), Partition: sender.AnyPartition}
 	unescape := func(s string) []byte {
 		b, err := escape.Unescape(s)
 		require.NoError(t, err)

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"io"
 	"math"
+	"time"
 
 	"github.com/kproduce/kproduce/pkg/protocol"
+	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 // jsonHeader is a header parsed from a JSON record.
@@ -27,6 +29,7 @@ type jsonFields struct {
 	hasValue     bool
 	payload      bool // the value came as "payload"
 	timestamp    int64
+	hasTimestamp bool // a number, 0 included (1970-01-01): null or absent is none
 	headers      []jsonHeader
 }
 
@@ -43,8 +46,10 @@ type jsonFields struct {
 // valid UTF-8 are kept. null is a null key, value or header value; any
 // other non-string JSON value is sent as its compact JSON text. A record
 // must have a value (null for a tombstone). Unknown fields (kcat's offset,
-// tstype, broker, key_error...) are ignored. A topic or partition in the
-// record overrides --topic and --partition. Lines holding only white space
+// tstype, broker, key_error...) are ignored. A record's topic is used
+// unless --topic was given on the command line (the command line chooses:
+// see producecmd's topicChooser); a record's partition overrides
+// --partition. Lines holding only white space
 // are skipped but keep their record number, so numbers are line numbers.
 type jsonReader struct {
 	source    string
@@ -115,7 +120,8 @@ func (j *jsonReader) record(rec *Record, data []byte, size int64) bool {
 	if j.split.recErr == nil && size <= j.split.limit && len(bytes.Trim(data, " \t\r\n")) == 0 {
 		return false
 	}
-	*rec = Record{Source: j.source, Number: j.number, Partition: -1, Headers: j.shaper.headers, ReadAt: j.split.readAt}
+	*rec = Record{Record: sender.Record{Topic: j.shaper.topic, Partition: j.shaper.partition, Headers: j.shaper.headers},
+		Source: j.source, Number: j.number, ReadAt: j.split.readAt}
 	if j.split.recErr != nil {
 		rec.Err = j.split.recErr
 		return true
@@ -206,7 +212,7 @@ func (j *jsonReader) member(name []byte) error {
 		f.value, err = p.value()
 		f.hasValue, f.payload = err == nil, payload
 	case "timestamp", "ts":
-		f.timestamp, _, err = p.integer("timestamp", 0, math.MaxInt64)
+		f.timestamp, f.hasTimestamp, err = p.integer("timestamp", 0, math.MaxInt64)
 	case "headers":
 		err = j.headerField()
 	default:
@@ -222,12 +228,14 @@ func (j *jsonReader) fill(rec *Record) {
 		if t := p.bytes(f.topic); string(t) != j.lastTopic {
 			j.lastTopic = string(t)
 		}
-		rec.Topic = j.lastTopic
+		rec.Topic = j.shaper.topicOf(j.lastTopic)
 	}
-	if f.hasPartition {
+	if f.hasPartition && f.partition >= 0 { // -1: the default partition
 		rec.Partition = int32(f.partition)
 	}
-	rec.Timestamp = f.timestamp
+	if f.hasTimestamp {
+		rec.Timestamp = time.UnixMilli(f.timestamp)
+	}
 	j.shaper.shape(rec, p.bytes(f.key), f.hasKey, p.bytes(f.value))
 	if len(f.headers) > 0 {
 		j.headers = j.headers[:0]

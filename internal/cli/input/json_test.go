@@ -225,3 +225,21 @@ func TestJSONNextAllocations(t *testing.T) {
 	assert.Zero(t, allocs, "a record without headers is parsed without allocating")
 	assert.Equal(t, "v1", string(rec.Value))
 }
+
+// TestJSONTimestampZero: "timestamp": 0 is the timestamp 0 (1970-01-01),
+// not "none"; null and a missing timestamp are none.
+func TestJSONTimestampZero(t *testing.T) {
+	opts := testConfig(t, "-f", "json")
+	rr := newJSONReader(opts, "-", strings.NewReader(`{"value":"a","timestamp":0}`+"\n"+`{"value":"b","timestamp":null}`+"\n"+`{"value":"c"}`+"\n"), inputBufferSize)
+	var rec Record
+	require.NoError(t, rr.Next(&rec))
+	require.NoError(t, rec.Err)
+	assert.False(t, rec.Timestamp.IsZero(), "0 is a timestamp")
+	assert.Equal(t, int64(0), rec.Timestamp.UnixMilli())
+	for _, v := range []string{"b", "c"} {
+		require.NoError(t, rr.Next(&rec))
+		require.NoError(t, rec.Err)
+		assert.Equal(t, v, string(rec.Value))
+		assert.True(t, rec.Timestamp.IsZero(), "record %s: no timestamp", v)
+	}
+}

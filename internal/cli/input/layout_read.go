@@ -293,5 +293,5 @@ func (l *layoutReader) buildTime(rec *Record, sp fieldSpan) {
 		rec.Err = errors.Join(ErrBadRecord, err)
 		return
 	}
-	rec.Timestamp = t.UnixMilli()
+	rec.Timestamp = t
 }

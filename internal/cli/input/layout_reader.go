@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kproduce/kproduce/pkg/protocol"
+	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 // layoutError is an input that does not match the format string: the
@@ -121,7 +122,7 @@ func (l *layoutReader) Next(rec *Record) error {
 			return err // the source could not be read
 		}
 		l.number++
-		*rec = Record{Source: l.source, Number: l.number, Partition: -1, ReadAt: l.readAt}
+		*rec = Record{Record: sender.Record{Topic: l.shaper.topic, Partition: l.shaper.partition}, Source: l.source, Number: l.number, ReadAt: l.readAt}
 		switch {
 		case errors.Is(err, errCrossed):
 			rec.Err = l.crossedError()
@@ -314,7 +315,7 @@ func (l *layoutReader) bytesOf(sp fieldSpan) []byte {
 // build fills rec from the parts read.
 func (l *layoutReader) build(rec *Record) {
 	if sp := l.fields[partTopic]; sp.set {
-		rec.Topic = string(l.bytesOf(sp))
+		rec.Topic = l.shaper.topicOf(string(l.bytesOf(sp)))
 	}
 	var key []byte
 	if sp := l.fields[partKey]; sp.set {
@@ -339,10 +340,12 @@ func (l *layoutReader) build(rec *Record) {
 			rec.Err = fmt.Errorf("%w: partition %d out of range", ErrBadRecord, p)
 			return
 		}
-		rec.Partition = int32(p)
+		if p >= 0 { // -1: the default partition
+			rec.Partition = int32(p)
+		}
 	}
 	if l.numSet[partTimestamp] {
-		rec.Timestamp = l.nums[partTimestamp]
+		rec.Timestamp = time.UnixMilli(l.nums[partTimestamp])
 	}
 	if sp := l.fields[3]; sp.set {
 		l.buildTime(rec, sp)

@@ -270,9 +270,9 @@ func (l *linesReader) record(rec *Record, data []byte, size int64) bool {
 	}
 	// Every field, one by one: a struct literal would be built aside and
 	// copied whole.
-	rec.Source, rec.Number, rec.Topic, rec.Partition = l.source, l.number, "", -1
+	rec.Source, rec.Number, rec.Topic, rec.Partition = l.source, l.number, l.shaper.topic, l.shaper.partition
 	rec.Key, rec.Value, rec.Headers = nil, nil, l.shaper.headers
-	rec.Timestamp, rec.ReadAt, rec.Err = 0, l.split.readAt, nil
+	rec.Timestamp, rec.ReadAt, rec.Err = time.Time{}, l.split.readAt, nil
 	switch {
 	case l.split.recErr != nil:
 		rec.Err = l.split.recErr

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kproduce/kproduce/pkg/protocol"
+	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 // inputBufferSize is the read buffer of the lines and json readers: a
@@ -52,6 +53,19 @@ type Config struct {
 	RequireDelimiters bool
 	// Layout is the format string of FormatLayout.
 	Layout *Layout
+	// Topic is the topic of every record that names none ("": such a
+	// record has none, and fails); with ForceTopic (-t given on the
+	// command line), of every record, whatever topic it names, so that
+	// copying a topic (kcat -J | kproduce -t dst) never writes into the
+	// source.
+	Topic      string
+	ForceTopic bool
+	// OnTopicOverride, when set, is called with each topic a record names
+	// that ForceTopic overrides, and the topic it goes to instead (to warn).
+	OnTopicOverride func(own, topic string)
+	// Partition is the partition of every record that names none
+	// (sender.AnyPartition: the partitioner chooses).
+	Partition int32
 	// Key is the key of every record without a key of its own; nil: none.
 	Key []byte
 	// Headers are added to every record, after the record's own headers.
@@ -91,20 +105,19 @@ var ErrBadHeader = errors.New("bad header")
 // --max-record-bytes.
 var ErrRecordTooLarge = errors.New("record too large")
 
-// Record is one record read from an input, with its position.
+// Record is one record read from an input: the record to produce and
+// where it was read.
 type Record struct {
-	Source    string // file name or "-"
-	Number    int64  // 1-based record number in its source (skipped empty records still count)
-	Topic     string // "" = the default topic (--topic)
-	Partition int32  // -1 = use --partition / partitioner
-	Key       []byte // nil = null; valid until the next Next call
-	Value     []byte // nil = null; valid until the next Next call
-	// Headers are the record's own headers (json) followed by the -H
-	// headers; valid until the next Next call.
-	Headers   []protocol.Header
-	Timestamp int64 // ms; 0 = none given (use ReadAt)
+	// Record is what is produced: its Topic and Partition as Config
+	// says (its own, else the default), its Timestamp the zero time
+	// unless the record gives one (then the producer stamps it). Key, Value and Headers (the record's
+	// own, json, followed by the -H headers) are valid until the next Next
+	// call; nil is null.
+	sender.Record
+	Source string // file name or "-"
+	Number int64  // 1-based record number in its source (skipped empty records still count)
 	// ReadAt is when the record's bytes were read from the source (the
-	// read that completed it); its timestamp unless one is given.
+	// read that completed it).
 	ReadAt time.Time
 	// Err is non-nil when this record failed while being read (too large,
 	// malformed JSON): report it, do not produce it.

@@ -6,9 +6,13 @@ import (
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
-// recordShaper applies the options every format shares: the default key
-// (-k), --null and the -H headers.
+// recordShaper applies the options every format shares: the topic and
+// partition, the default key (-k), --null and the -H headers.
 type recordShaper struct {
+	topic       string
+	forceTopic  bool
+	onOverride  func(own, topic string)
+	partition   int32
 	key         []byte
 	nullMarker  []byte
 	nullEnabled bool
@@ -20,6 +24,10 @@ type recordShaper struct {
 // newRecordShaper returns the shaper of cfg.
 func newRecordShaper(cfg *Config) recordShaper {
 	return recordShaper{
+		topic:       cfg.Topic,
+		forceTopic:  cfg.ForceTopic,
+		onOverride:  cfg.OnTopicOverride,
+		partition:   cfg.Partition,
 		key:         cfg.Key,
 		nullMarker:  cfg.NullMarker,
 		nullEnabled: cfg.NullEnabled,
@@ -57,4 +65,19 @@ func (s *recordShaper) nullify(b []byte) []byte {
 		return s.empty
 	}
 	return b
+}
+
+// topicOf is the topic of a record that names own: own, unless -t forces
+// Config.Topic.
+func (s *recordShaper) topicOf(own string) string {
+	if own == "" || own == s.topic {
+		return s.topic
+	}
+	if !s.forceTopic {
+		return own
+	}
+	if s.onOverride != nil {
+		s.onOverride(own, s.topic)
+	}
+	return s.topic
 }

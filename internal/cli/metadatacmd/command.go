@@ -13,16 +13,21 @@ import (
 	"github.com/kproduce/kproduce/pkg/admin"
 )
 
-// metadataFlags are kproduce metadata's own options.
-type metadataFlags struct {
-	output  string
-	timeout time.Duration
+// Options are a metadata run's resolved options.
+type Options struct {
+	Connection *config.Connection
+	Output     string        // text or json
+	Timeout    time.Duration // gives up on the cluster after it
 }
 
 // NewCommand returns kproduce metadata: the cluster's brokers, topics and
-// the API versions kproduce would use, like kcat -L. Its exit status goes
-// to *code.
-func NewCommand(s cmdutil.Streams, code *int) *cobra.Command {
+// the API versions kproduce would use, like kcat -L. Running it resolves
+// the options and hands them to runF, or, when runF is nil, prints the
+// metadata and returns an error that gives the exit status.
+func NewCommand(s cmdutil.Streams, runF func(context.Context, *Options) error) *cobra.Command {
+	if runF == nil {
+		runF = func(ctx context.Context, opts *Options) error { return cmdutil.Exit(runMetadata(ctx, opts, s)) }
+	}
 	cmd := cmdutil.NewSubcommand("metadata [flags]",
 		"Show the cluster's brokers, topics and API versions",
 		`kproduce metadata shows the cluster's brokers (id, address, rack, the
@@ -48,20 +53,20 @@ a broker could not be asked for its versions; 2 bad usage.`,
 			return err
 		}
 		r := config.NewFlagReader(cmd.Flags())
-		f := metadataFlags{output: r.Output(), timeout: r.Duration("timeout", true)}
+		opts := &Options{Connection: conn, Output: r.Output(), Timeout: r.Duration("timeout", true)}
 		if err := r.Err(); err != nil {
 			return err
 		}
-		conn.BoundBootstrap(f.timeout, time.Now())
-		*code = runMetadata(cmd.Context(), conn, f, s)
-		return nil
+		conn.BoundBootstrap(opts.Timeout, time.Now())
+		return runF(cmd.Context(), opts)
 	}
 	return cmd
 }
 
 // runMetadata fetches and prints the metadata; it returns the exit status.
-func runMetadata(parent context.Context, opts *config.Connection, f metadataFlags, s cmdutil.Streams) int {
-	ctx, cancel := context.WithTimeout(parent, f.timeout)
+func runMetadata(parent context.Context, f *Options, s cmdutil.Streams) int {
+	opts := f.Connection
+	ctx, cancel := context.WithTimeout(parent, f.Timeout)
 	defer cancel()
 	client, err := admin.New(opts.AdminConfig())
 	if err != nil {
@@ -93,7 +98,7 @@ func runMetadata(parent context.Context, opts *config.Connection, f metadataFlag
 	if parent.Err() != nil {
 		return cmdutil.ExitInterrupted
 	}
-	if err := printMetadata(rep, f.output, s); err != nil {
+	if err := printMetadata(rep, f.Output, s); err != nil {
 		cmdutil.PrintError(s.Err, err)
 		return cmdutil.ExitFailed
 	}

@@ -1,6 +1,7 @@
 package producecmd
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -12,11 +13,21 @@ import (
 	"github.com/kproduce/kproduce/internal/cli/config"
 )
 
+// RunFunc runs a produce command with its resolved options; its error
+// gives the exit status (see cmdutil.ExitCode).
+type RunFunc func(ctx context.Context, opts *config.Options) error
+
 // NewCommand returns the produce command, kproduce itself: it reads
 // records from FILEs or stdin and produces them. Running it resolves the
-// options and produces, storing the exit status in *code. The caller adds
-// the subcommands.
-func NewCommand(s cmdutil.Streams, code *int) *cobra.Command {
+// options and hands them to runF, or, when runF is nil, produces and
+// returns an error that gives the exit status (cmdutil.Exit once it
+// printed everything). The caller adds the subcommands.
+func NewCommand(s cmdutil.Streams, runF RunFunc) *cobra.Command {
+	if runF == nil {
+		runF = func(ctx context.Context, opts *config.Options) error {
+			return cmdutil.Exit(runProduce(ctx, opts, s))
+		}
+	}
 	cmd := &cobra.Command{
 		Use:   "kproduce [flags] [FILE ...]",
 		Short: "Produce records to Kafka from stdin or files",
@@ -72,8 +83,7 @@ given as a path: kproduce -t t ./check`,
 			if err != nil {
 				return err
 			}
-			*code = runProduce(cmd.Context(), opts, s)
-			return nil
+			return runF(cmd.Context(), opts)
 		},
 	}
 	cmd.SuggestionsMinimumDistance = 2

@@ -6,13 +6,11 @@ import (
 	"io"
 
 	"github.com/kproduce/kproduce/internal/cli/input"
-	"github.com/kproduce/kproduce/internal/cli/report"
-	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/sender"
 )
 
-// errNoTopic is the outcome of a JSON record that names no topic when
-// --topic is not given.
+// errNoTopic is the outcome of a record that names no topic when --topic
+// is not given.
 var errNoTopic = errors.New("no topic: the record names none and --topic is not set")
 
 // maxBatchRecords bounds the records read and handed to the producer
@@ -47,7 +45,6 @@ func (r *producerRun) readInputs(ctx context.Context, inputs []input.Input) {
 			r.readErr.Store(true)
 			return
 		}
-		var srec sender.Record
 		last := int64(0) // the number of the last record read from this input
 		for r.opts.Count == 0 || skipped+r.read.Load() < r.opts.Count {
 			if r.shouldStop(ctx) {
@@ -75,14 +72,7 @@ func (r *producerRun) readInputs(ctx context.Context, inputs []input.Input) {
 					r.resume.tracker.Record(i, b.Records[k].Number)
 				}
 			}
-			switch {
-			case r.txn != nil:
-				if !r.txn.record(ctx, int32(i), &b.Records[0]) {
-					return
-				}
-			case r.oneByOne():
-				r.produce(ctx, int32(i), &b.Records[0], &srec)
-			case !r.produceBatch(ctx, int32(i), b.Records):
+			if !r.hand(ctx, i, b.Records) {
 				return
 			}
 		}
@@ -92,15 +82,131 @@ func (r *producerRun) readInputs(ctx context.Context, inputs []input.Input) {
 	}
 }
 
-// oneByOne reports whether records go to the producer one at a time:
-// --rate spaces them, --sync waits for each one's outcome.
-func (r *producerRun) oneByOne() bool { return r.pacer != nil || r.opts.Sync }
+// hand hands the records of one read of input i to the producer, as the
+// run's mode says. It returns false when reading must stop.
+func (r *producerRun) hand(ctx context.Context, i int, recs []input.Record) bool {
+	chunk := &input.Chunk{Input: i, Source: r.sources[i], ReadAt: recs[0].ReadAt}
+	oneByOne := r.oneByOne()
+	if r.pacer != nil && oneByOne {
+		// Held back by --rate: the record is read when its turn comes.
+		at, err := r.pacer.wait(ctx)
+		if err != nil {
+			if send, _ := r.prepare(ctx, chunk, recs, false); len(send) > 0 {
+				send[0].Offset = -1
+				r.report(send[0], errInterrupted)
+			}
+			return false
+		}
+		chunk.ReadAt = at
+	}
+	send, ok := r.prepare(ctx, chunk, recs, !oneByOne)
+	switch {
+	case !ok:
+		return false
+	case r.txn != nil && oneByOne:
+		return r.txn.record(ctx, send)
+	case r.opts.Sync && oneByOne:
+		ok := r.produce(ctx, send)
+		_ = r.prod.Flush(ctx) // --sync: its outcome before the next record is read
+		return ok
+	}
+	return r.produce(ctx, send)
+}
+
+// prepare makes the records of one read ready for the producer, in
+// r.send: each with its Origin as Opaque (the readers gave them their
+// topic and partition: see input.Config.Topic). A record that failed to be
+// read or has no topic is reported, not sent;
+// with handOver the records before it are handed to the producer first, so
+// that reports keep the input's order where the producer's do (a dry
+// run). It returns the records to hand over, and false when reading must
+// stop.
+func (r *producerRun) prepare(ctx context.Context, chunk *input.Chunk, recs []input.Record, handOver bool) ([]*sender.Record, bool) {
+	origins := input.Origins(chunk, recs)
+	if cap(r.send) < len(recs) {
+		r.send = make([]*sender.Record, len(recs))
+	}
+	send, n := r.send[:len(recs)], 0
+	for k := range recs {
+		rec := &recs[k]
+		rec.Opaque = &origins[k]
+		if rec.Err == nil && rec.Topic != "" { // the common case: to hand over
+			send[n] = &rec.Record
+			n++
+			continue
+		}
+		err := rec.Err
+		if err == nil {
+			err = errNoTopic
+		}
+		if handOver && n > 0 {
+			r.countSent(send[:n])
+			if !r.produce(ctx, send[:n]) {
+				return nil, false
+			}
+			n = 0
+		}
+		rec.Offset = -1
+		r.report(&rec.Record, err)
+	}
+	r.countSent(send[:n])
+	return send[:n], true
+}
+
+// countSent adds to the stats the key and value bytes of records handed
+// over.
+func (r *producerRun) countSent(recs []*sender.Record) {
+	if r.stats == nil {
+		return
+	}
+	bytes := 0
+	for _, rec := range recs {
+		bytes += len(rec.Key) + len(rec.Value)
+	}
+	r.stats.sentBytes(int64(bytes))
+}
+
+// produce hands records to the producer, reporting a record it did not
+// take because of an error that stops a hand-over (the records after it
+// are handed on unless reading must stop). It returns false when reading
+// must stop; the records not handed over are then left unreported, as
+// records not read.
+func (r *producerRun) produce(ctx context.Context, send []*sender.Record) bool {
+	for off := 0; off < len(send); {
+		k, err := r.prod.ProduceBatch(ctx, send[off:], r.promiseFn)
+		if err == nil {
+			return true
+		}
+		rec := send[off+k]
+		if r.stats != nil {
+			r.stats.sentBytes(-int64(len(rec.Key) + len(rec.Value)))
+		}
+		rec.Offset = -1
+		r.report(rec, sendError(err))
+		off += k + 1
+		if r.shouldStop(ctx) {
+			if r.stats != nil {
+				for _, left := range send[off:] {
+					r.stats.sentBytes(-int64(len(left.Key) + len(left.Value)))
+				}
+			}
+			return false
+		}
+	}
+	return true
+}
+
+// oneByOne reports whether records go to the producer one at a time: in a
+// transaction (each joins the open one), with --rate (each waits for its
+// turn) or --sync (each waits for its outcome). A dry run never waits.
+func (r *producerRun) oneByOne() bool {
+	return !r.dry && (r.txn != nil || r.pacer != nil || r.opts.Sync)
+}
 
 // batchLimit is how many records the next read may hand on at once, after
-// read records: one with a transaction, --rate or --sync, no more than
-// --count leaves.
+// read records: one when they go one by one, no more than --count leaves.
 func (r *producerRun) batchLimit(read int64) int {
-	if r.txn != nil || r.oneByOne() {
+	if r.oneByOne() {
 		return 1
 	}
 	if r.opts.Count > 0 {
@@ -112,55 +218,4 @@ func (r *producerRun) batchLimit(read int64) int {
 // shouldStop reports whether reading must end early.
 func (r *producerRun) shouldStop(ctx context.Context) bool {
 	return ctx.Err() != nil || r.stopped.Load() || r.rep.WriteErr() != nil || r.prod.FatalError() != nil
-}
-
-// produce sends one input record, or reports why it cannot be sent.
-func (r *producerRun) produce(ctx context.Context, source int32, rec *input.Record, srec *sender.Record) {
-	*srec = sender.Record{
-		Topic:     rec.Topic,
-		Partition: rec.Partition,
-		Key:       rec.Key,
-		Value:     rec.Value,
-		Headers:   rec.Headers,
-		Timestamp: rec.Timestamp,
-		ReadAt:    rec.ReadAt,
-	}
-	srec.Topic = r.topics.choose(rec.Topic)
-	if srec.Partition < 0 {
-		srec.Partition = r.opts.Partition
-	}
-	err := rec.Err
-	if err == nil && srec.Topic == "" {
-		err = errNoTopic
-	}
-	if err == nil && r.pacer != nil {
-		// Held back by --rate: the record is read when its turn comes.
-		if srec.ReadAt, err = r.pacer.wait(ctx); err != nil {
-			err = sendError(err)
-		}
-	}
-	if err == nil {
-		pos := accumulator.Position{Source: source, Record: rec.Number}
-		if err = r.prod.Send(ctx, srec, pos); err != nil {
-			err = sendError(err)
-		} else if r.stats != nil {
-			r.stats.sent(srec.Key, srec.Value)
-		}
-		if err == nil && r.opts.Sync {
-			_ = r.prod.Flush(ctx) // --sync: its outcome before the next record is read
-		}
-	}
-	if err != nil {
-		r.report(source, &report.Record{Source: rec.Source, Number: rec.Number, Topic: srec.Topic,
-			Partition: srec.Partition, Offset: -1, Timestamp: -1, Key: rec.Key, Value: rec.Value, Err: err})
-	}
-}
-
-// report prints a record's report, or holds it until its transaction ends.
-func (r *producerRun) report(source int32, rep *report.Record) {
-	if r.txn != nil {
-		r.txn.hold(source, rep)
-		return
-	}
-	r.rep.Report(rep)
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/internal/cli/config"
 	"github.com/kproduce/kproduce/internal/cli/input"
-	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/admin"
 	"github.com/kproduce/kproduce/pkg/sender"
 )
@@ -25,7 +24,6 @@ type resumeRun struct {
 	r         *producerRun
 	tracker   *checkpoint.Tracker
 	partition int32 // of the checkpoint topic, for this transactional id
-	source    int32 // the accumulator position source of checkpoint records
 	skipped   int64 // records committed by the earlier runs
 	found     *checkpoint.Found
 	complete  []bool  // per input: read to its end by the earlier runs
@@ -53,9 +51,16 @@ func (r *producerRun) prepareResume(ctx context.Context, inputs []input.Input, s
 	// while it initializes: neither the first checkpoint nor the first
 	// record then waits for metadata.
 	id, topic := r.opts.TransactionalID, r.opts.ResumeTopic
-	r.prod.Metadata().AddTopic(topic)
+	lookups := make(chan error, 2)
+	lookup := func(topic string) {
+		_, err := r.prod.PartitionsFor(ctx, topic)
+		lookups <- err
+	}
+	go lookup(topic)
 	if r.opts.Topic != "" {
-		r.prod.Metadata().AddTopic(r.opts.Topic)
+		go lookup(r.opts.Topic)
+	} else {
+		lookups <- nil
 	}
 	if err := r.prod.InitTransactions(ctx); err != nil {
 		return fmt.Errorf("--resume: %w", err)
@@ -65,18 +70,21 @@ func (r *producerRun) prepareResume(ctx context.Context, inputs []input.Input, s
 		return fmt.Errorf("--resume: %w", err)
 	}
 	defer ac.Close()
-	found, err := checkpoint.Load(ctx, ac, topic, id)
+	found, err := checkpoint.Load(ctx, checkpoint.NewClient(ac), topic, id)
 	if err != nil {
 		return fmt.Errorf("--resume: %w", err)
 	}
-	n, err := r.prod.PartitionCount(ctx, topic)
+	parts, err := r.prod.PartitionsFor(ctx, topic)
 	if err != nil {
 		return fmt.Errorf("--resume: checkpoint topic %s: %w", topic, err)
 	}
+	<-lookups // the records' topic: its error, if any, is each record's
+	<-lookups
+	n := len(parts)
 	names := r.sources
 	res := &resumeRun{r: r, tracker: checkpoint.NewTracker(id, names, resumeOptions(r.opts)), found: found,
-		partition: checkpoint.Partition(id, n), source: int32(len(names)),
-		complete: make([]bool, len(names)), after: make([]int64, len(names))}
+		partition: checkpoint.Partition(id, n),
+		complete:  make([]bool, len(names)), after: make([]int64, len(names))}
 	r.resume = res
 	if found == nil {
 		return nil
@@ -161,9 +169,20 @@ func (res *resumeRun) sendCheckpoint(ctx context.Context, done, final bool) erro
 	if final {
 		cp = res.tracker.Final(time.Now())
 	}
-	rec := &sender.Record{Topic: res.r.opts.ResumeTopic, Partition: res.partition,
-		Key: []byte(res.r.opts.TransactionalID), Value: cp.Marshal()}
-	if err := res.r.prod.Send(ctx, rec, accumulator.Position{Source: res.source, Record: cp.Transactions}); err != nil {
+	// Its Opaque, the resumeRun itself, tells the run's promise it is no
+	// input record; its failure fails its transaction.
+	recs := []*sender.Record{{Topic: res.r.opts.ResumeTopic, Partition: res.partition,
+		Key: []byte(res.r.opts.TransactionalID), Value: cp.Marshal(), Opaque: res}}
+	var refused error
+	_, err := res.r.prod.ProduceBatch(ctx, recs, func(_ *sender.Record, err error) {
+		if errors.Is(err, sender.ErrNotSent) { // refused before ProduceBatch returns
+			refused = err
+		}
+	})
+	if err == nil {
+		err = refused
+	}
+	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	return nil

@@ -12,7 +12,6 @@ import (
 	"github.com/kproduce/kproduce/internal/cli/config"
 	"github.com/kproduce/kproduce/internal/cli/input"
 	"github.com/kproduce/kproduce/internal/cli/report"
-	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/sender"
 )
 
@@ -20,26 +19,28 @@ import (
 const reportFlushInterval = 100 * time.Millisecond
 
 // producerRun is one run of the command: the inputs, the producer and the
-// reporter, wired together.
+// reporter, wired together. A dry run is the same run with a producer that
+// places records without sending them (sender.DryRun).
 type producerRun struct {
 	opts    *config.Options
 	rep     *report.Reporter
 	prod    *sender.Producer
-	sources []string // input names, indexed by accumulator.Position.Source
+	dry     bool     // --dry-run: reports say where records would go
+	sources []string // input names, by input index
 	stopped atomic.Bool
 	readErr atomic.Bool  // an input could not be read to its end
 	read    atomic.Int64 // records read so far
 	txn     *txnRun      // nil unless --transactional-id
 	resume  *resumeRun   // nil unless --resume
-	topics  *topicChooser
 	// inputEnded is set when reading ended at the end of every input (not
 	// at --count, not cut short).
 	inputEnded atomic.Bool
-	// sendScratch is the reading goroutine's memory for produceBatch.
-	sendScratch sendScratch
-	// completion is onCompletion's report, reused: the producer's callbacks
-	// run one at a time on its Sender goroutine.
-	completion report.Record
+	// send is the reading goroutine's memory for the records it hands to
+	// the producer.
+	send []*sender.Record
+	// promiseFn is the promise handed to the producer: promise, or the
+	// reporter's Report itself when that is all promise would do.
+	promiseFn func(*sender.Record, error)
 
 	pacer     *pacer         // --rate; nil without
 	prog      *progress      // --progress; nil when no bar is drawn
@@ -53,9 +54,6 @@ func runProduce(ctx context.Context, opts *config.Options, s cmdutil.Streams) in
 		cmdutil.PrintError(s.Err, err)
 		return cmdutil.ExitCode(err)
 	}
-	if opts.DryRun {
-		return runDryRun(ctx, opts, s)
-	}
 	start := time.Now()
 	inputs, err := openInputs(opts, s.In)
 	if err != nil {
@@ -65,14 +63,16 @@ func runProduce(ctx context.Context, opts *config.Options, s cmdutil.Streams) in
 	defer input.Close(inputs)
 	printPrompt(s.Err, s.In, &opts.Input, inputs)
 	sizes := inputSizes(inputs)
-	statsJSON, err := openStatsJSON(opts.StatsJSON, s.Out)
-	if err != nil {
-		cmdutil.PrintError(s.Err, err)
-		return cmdutil.ExitUsage
+	opts.Input.OnTopicOverride = topicOverrideWarning(opts.Logger)
+	run := &producerRun{opts: opts, dry: opts.DryRun}
+	if !run.dry {
+		run.pacer, run.stats = newPacer(opts.Rate), newRunStats(opts, start)
+		if run.statsJSON, err = openStatsJSON(opts.StatsJSON, s.Out); err != nil {
+			cmdutil.PrintError(s.Err, err)
+			return cmdutil.ExitUsage
+		}
+		defer run.statsJSON.close()
 	}
-	defer statsJSON.close()
-	run := &producerRun{opts: opts, pacer: newPacer(opts.Rate), stats: newRunStats(opts, start), statsJSON: statsJSON,
-		topics: newTopicChooser(opts)}
 	if err := run.setUp(s, inputs); err != nil {
 		cmdutil.PrintError(s.Err, err)
 		return cmdutil.ExitUsage
@@ -111,41 +111,52 @@ func (r *producerRun) setUp(s cmdutil.Streams, inputs []input.Input) error {
 	for _, in := range inputs {
 		r.sources = append(r.sources, in.Name)
 	}
-	r.prog = newProgress(r.opts.Progress, s.Err, inputs)
+	if !r.dry {
+		r.prog = newProgress(r.opts.Progress, s.Err, inputs)
+	}
 	errOut := s.Err
 	if r.prog != nil {
 		errOut = r.prog // report and log lines erase the bar
 	}
 	rep := report.New(r.opts.Output, s.Out, errOut)
 	r.rep = rep
-	cfg, err := r.opts.ProducerConfig(rep.NeedsRecordBytes())
+	// A dry run prints keys and headers; a report may print keys and values.
+	opts, err := r.opts.ProducerOptions(r.dry || rep.NeedsRecordBytes())
 	if err != nil {
 		return err
 	}
-	cfg.AfterCompletions = func() {
+	opts = append(opts, sender.AfterPromises(func() {
 		_ = rep.Flush()
 		if r.stats != nil {
 			r.stats.endTurn()
 		}
-	}
+	}))
 	if r.prog != nil {
-		cfg.Logger = cmdutil.NewLogger(r.prog, r.opts.LogLevel)
+		opts = append(opts, sender.WithLogger(cmdutil.Slog(cmdutil.NewLogger(r.prog, r.opts.LogLevel))))
 	}
 	if r.opts.NoticeOut != nil {
 		// Through the reporter, so that notices and failure reports never
 		// interleave, and with the records still waiting.
-		cfg.Network.Notify = report.NewNotices(rep.Errorf, r.waiting).Notify
+		opts = append(opts, sender.OnNotice(report.NewNotices(rep.Errorf, r.waiting).Notify))
 	}
-	if r.opts.TransactionalID != "" {
+	if r.opts.TransactionalID != "" && !r.dry {
 		r.txn = newTxnRun(r, rep.NeedsRecordBytes())
 	}
-	if !rep.PrintsDeliveries() && r.stats == nil && r.txn == nil && !r.opts.Resume {
-		// -o none: a delivered batch is counted, its records are not
-		// reported one by one (failures still are).
-		cfg.Accumulator.OnDelivered = func(_ accumulator.TopicPartition, _ int64, n int) { rep.Delivered(n) }
+	countOnly := !rep.PrintsDeliveries() && r.stats == nil && r.txn == nil && !r.opts.Resume && !r.dry
+	if countOnly {
+		// -o none: delivered records are counted, not reported one by one
+		// (failures still are).
+		opts = append(opts, sender.SkipDeliveredPromises())
 	}
-	if r.prod, err = sender.New(cfg, r.onCompletion); err != nil {
+	r.promiseFn = r.promise
+	if r.stats == nil && r.txn == nil && !r.dry {
+		r.promiseFn = rep.Promise()
+	}
+	if r.prod, err = sender.New(opts...); err != nil {
 		return cmdutil.AsUsageError(err)
+	}
+	if countOnly {
+		rep.CountDeliveriesWith(func() int64 { return r.prod.Stats().Delivered })
 	}
 	return nil
 }
@@ -156,23 +167,29 @@ func (r *producerRun) waiting() int64 {
 	return max(r.read.Load()-delivered-failed, 0)
 }
 
-// onCompletion is the producer's callback: one report per record. The
-// checkpoint records of --resume get none: their failure fails their
-// transaction.
-func (r *producerRun) onCompletion(res *accumulator.Result) {
-	if r.resume != nil && res.Position.Source == r.resume.source {
-		return
+// promise is the producer's promise for every input record of the run:
+// one report each. (The checkpoints of --resume have their own.)
+func (r *producerRun) promise(rec *sender.Record, err error) {
+	if r.stats != nil {
+		if err == nil {
+			r.stats.delivered(rec)
+		} else if errors.Is(err, sender.ErrNotSent) {
+			r.stats.sentBytes(-int64(len(rec.Key) + len(rec.Value)))
+		}
 	}
-	if r.stats != nil && res.Err == nil {
-		r.stats.delivered(res)
+	r.report(rec, err)
+}
+
+// report prints a record's report, or holds it until its transaction ends.
+func (r *producerRun) report(rec *sender.Record, err error) {
+	switch {
+	case r.dry:
+		r.rep.ReportDry(rec, err)
+	case r.txn != nil:
+		r.txn.hold(rec, err)
+	default:
+		r.rep.Report(rec, err)
 	}
-	// Every field, one by one: a struct literal would be built aside and
-	// copied whole.
-	rep := &r.completion
-	rep.Source, rep.Number = r.sources[res.Position.Source], res.Position.Record
-	rep.Topic, rep.Partition, rep.Offset, rep.Timestamp = res.Topic, res.Partition, res.Offset, res.Timestamp
-	rep.Key, rep.Value, rep.Err = res.Key, res.Value, res.Err
-	r.report(res.Position.Source, rep)
 }
 
 // close waits for every record to have an outcome. After an interrupt the
@@ -221,8 +238,13 @@ func (r *producerRun) finish(ctx context.Context) int {
 	if err := r.rep.WriteErr(); err != nil && !interrupted {
 		r.rep.Errorf("error: writing reports to stdout: %v\n", err)
 	}
-	r.rep.Summary()
-	statsErr := r.reportStats()
+	statsErr := false
+	if r.dry {
+		r.rep.DryRunSummary()
+	} else {
+		r.rep.Summary()
+		statsErr = r.reportStats()
+	}
 	_, failed := r.rep.Counts()
 	switch {
 	case interrupted:
@@ -243,10 +265,13 @@ func openInputs(opts *config.Options, stdin io.Reader) ([]input.Input, error) {
 // interrupted before it could be handed to the producer.
 var errInterrupted = errors.New("interrupted before the record was sent")
 
-// sendError explains why the producer refused a record.
+// sendError explains why the producer did not take a record.
 func sendError(err error) error {
 	if errors.Is(err, context.Canceled) {
 		return errInterrupted
 	}
-	return fmt.Errorf("not sent: %w", err)
+	if errors.Is(err, sender.ErrNotSent) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", sender.ErrNotSent, err)
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/internal/cli/config"
+	"github.com/kproduce/kproduce/internal/cli/input"
 	"github.com/kproduce/kproduce/internal/histogram"
-	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/sender"
 )
 
@@ -46,25 +46,26 @@ func newRunStats(opts *config.Options, start time.Time) *runStats {
 	return &runStats{start: start}
 }
 
-// sent counts a record the producer accepted.
-func (s *runStats) sent(key, value []byte) {
-	s.recordBytes.Add(int64(len(key) + len(value)))
-}
-
-// sentBytes adds n bytes of keys and values handed to the producer.
+// sentBytes adds n bytes of keys and values handed to the producer (less,
+// for records it refused).
 func (s *runStats) sentBytes(n int64) { s.recordBytes.Add(n) }
 
-// delivered records the latency of a delivered record. The Sender
-// completes the records acknowledged by the responses of one turn one
-// after the other: they were all acknowledged when the first of them was
-// handled, so the clock is read once per turn, not once per record.
-func (s *runStats) delivered(res *accumulator.Result) {
+// delivered records the latency of a delivered record, from when it was
+// read (its Origin's chunk). The Sender completes the records
+// acknowledged by the responses of one turn one after the other: they were
+// all acknowledged when the first of them was handled, so the clock is read
+// once per turn, not once per record.
+func (s *runStats) delivered(rec *sender.Record) {
+	o, ok := rec.Opaque.(*input.Origin)
+	if !ok || o == nil {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ackAt.IsZero() {
 		s.ackAt = time.Now()
 	}
-	s.latency.Record(int64(s.ackAt.Sub(readTime(res, s.ackAt))))
+	s.latency.Record(int64(s.ackAt.Sub(o.ReadAt)))
 }
 
 // endTurn ends a turn of the Sender in which records completed.
@@ -72,22 +73,6 @@ func (s *runStats) endTurn() {
 	s.mu.Lock()
 	s.ackAt = time.Time{}
 	s.mu.Unlock()
-}
-
-// readTime is when a delivered record was read, as well as its Result
-// tells: its CreateTime (the read time in whole milliseconds, unless the
-// record brought its own timestamp), or its batch's creation time (the read
-// time of the batch's first record, exact) when that is later or the
-// CreateTime is after the acknowledgement. So for a record timestamped when
-// it was read, the latency measured is at least the true one and less than
-// 1 ms above it; a record with its own timestamp outside its batch's
-// lifetime counts from its batch's first record (an upper bound).
-func readTime(res *accumulator.Result, ackAt time.Time) time.Time {
-	read := res.BatchCreatedAt
-	if ct := time.UnixMilli(res.CreateTime); ct.After(read) && !ct.After(ackAt) {
-		read = ct
-	}
-	return read
 }
 
 // StatsSummary is the summary of a run, as --stats-json writes it. The

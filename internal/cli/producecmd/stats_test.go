@@ -9,31 +9,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kproduce/kproduce/internal/cli/config"
-	"github.com/kproduce/kproduce/pkg/accumulator"
+	"github.com/kproduce/kproduce/internal/cli/input"
 	"github.com/kproduce/kproduce/pkg/sender"
 )
 
-func TestReadTime(t *testing.T) {
-	created := time.UnixMilli(1_700_000_000_000).Add(400 * time.Microsecond) // the batch's first record
-	ack := created.Add(50 * time.Millisecond)
-	tests := []struct {
-		name       string
-		createTime time.Time
-		want       time.Time
-	}{
-		{"read later than the batch's first record", created.Add(7 * time.Millisecond), created.Add(6600 * time.Microsecond)},
-		{"read in the same millisecond", created.Add(100 * time.Microsecond), created},
-		{"own timestamp in the past", created.Add(-time.Hour), created},
-		{"own timestamp after the acknowledgement", ack.Add(time.Second), created},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res := &accumulator.Result{BatchCreatedAt: created, CreateTime: tt.createTime.UnixMilli()}
-			got := readTime(res, ack)
-			assert.True(t, got.Equal(tt.want), "got %v, want %v", got, tt.want)
-			assert.False(t, got.After(tt.createTime) && tt.createTime.After(created), "never later than the record's read")
-		})
-	}
+// TestLatencyFromTheReadTime: a delivered record's latency counts from
+// when its chunk was read.
+func TestLatencyFromTheReadTime(t *testing.T) {
+	s := newRunStats(&config.Options{Stats: true}, time.Now())
+	read := time.Now().Add(-50 * time.Millisecond)
+	s.delivered(&sender.Record{Opaque: &input.Origin{Chunk: &input.Chunk{ReadAt: read}, Number: 1}})
+	require.Equal(t, uint64(1), s.latency.Count())
+	assert.GreaterOrEqual(t, s.latency.Max(), int64(50*time.Millisecond))
+	s.delivered(&sender.Record{}) // no Origin (not an input record): not counted
+	assert.Equal(t, uint64(1), s.latency.Count())
 }
 
 // TestAckTimeIsReadOncePerTurn: the records completed in one Sender turn
@@ -42,7 +31,7 @@ func TestReadTime(t *testing.T) {
 func TestAckTimeIsReadOncePerTurn(t *testing.T) {
 	s := newRunStats(&config.Options{Stats: true}, time.Now())
 	require.NotNil(t, s)
-	res := &accumulator.Result{BatchCreatedAt: time.Now()}
+	res := &sender.Record{Opaque: &input.Origin{Chunk: &input.Chunk{ReadAt: time.Now()}}}
 	s.delivered(res)
 	first := s.ackAt
 	require.False(t, first.IsZero())
@@ -63,8 +52,8 @@ func TestNoRunStatsWithoutTheOptions(t *testing.T) {
 func TestStatsSummary(t *testing.T) {
 	start := time.Unix(1_700_000_000, 0)
 	s := newRunStats(&config.Options{Stats: true}, start)
-	s.sent([]byte("key"), make([]byte, 997))
-	s.sent(nil, make([]byte, 1000))
+	s.sentBytes(3 + 997)
+	s.sentBytes(1000)
 	end := start.Add(2 * time.Second)
 	sum := s.summary(2, 1, sender.Stats{Requests: 3, Batches: 4, WireBytes: 2345, Retries: 5, Splits: 1}, end)
 	assert.Equal(t, StatsSummary{RecordsDelivered: 2, RecordsFailed: 1, RecordBytes: 2000, WireBytes: 2345,

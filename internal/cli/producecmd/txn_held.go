@@ -1,6 +1,11 @@
 package producecmd
 
-import "github.com/kproduce/kproduce/internal/cli/report"
+import (
+	"time"
+
+	"github.com/kproduce/kproduce/internal/cli/input"
+	"github.com/kproduce/kproduce/pkg/sender"
+)
 
 // heldBlockSize is the number of entries per block of heldReports: blocks
 // are never copied as the transaction grows.
@@ -12,7 +17,7 @@ const heldBlockSize = 4096
 type heldEntry struct {
 	number    int64 // record number in its source; 0: no report (a skipped record)
 	offset    int64
-	timestamp int64
+	timestamp int64 // ms; -1: none
 	source    int32
 	partition int32
 	topic     int32 // index in heldReports.topics
@@ -71,10 +76,15 @@ func (h *heldReports) index(source int32, number int64) (int64, bool) {
 	return 0, false
 }
 
-// put stores a report at its record's index; a record never noted is
-// appended at the end.
-func (h *heldReports) put(source int32, rep *report.Record, keepBytes bool) {
-	idx, ok := h.index(source, rep.Number)
+// put stores the report of rec (read at its Origin) with outcome err at
+// its record's index; a record never noted is appended at the end.
+func (h *heldReports) put(rec *sender.Record, err error, keepBytes bool) {
+	o, _ := rec.Opaque.(*input.Origin)
+	if o == nil {
+		o = &input.Origin{Chunk: &input.Chunk{}}
+	}
+	source := int32(o.Input)
+	idx, ok := h.index(source, o.Number)
 	if !ok {
 		idx = h.next
 		h.next++
@@ -83,15 +93,19 @@ func (h *heldReports) put(source int32, rep *report.Record, keepBytes bool) {
 		h.blocks = append(h.blocks, make([]heldEntry, heldBlockSize))
 	}
 	e := &h.blocks[idx/heldBlockSize][idx%heldBlockSize]
-	*e = heldEntry{number: rep.Number, offset: rep.Offset, timestamp: rep.Timestamp, source: source,
-		partition: rep.Partition, topic: h.topicIndex(rep.Topic)}
-	if rep.Err != nil || keepBytes {
+	ts := int64(-1)
+	if !rec.Timestamp.IsZero() {
+		ts = rec.Timestamp.UnixMilli()
+	}
+	*e = heldEntry{number: o.Number, offset: rec.Offset, timestamp: ts, source: source,
+		partition: rec.Partition, topic: h.topicIndex(rec.Topic)}
+	if err != nil || keepBytes {
 		if h.extras == nil {
 			h.extras = make(map[int64]heldExtra)
 		}
-		x := heldExtra{err: rep.Err}
+		x := heldExtra{err: err}
 		if keepBytes {
-			x.key, x.value = cloneBytes(rep.Key), cloneBytes(rep.Value)
+			x.key, x.value = cloneBytes(rec.Key), cloneBytes(rec.Value)
 		}
 		h.extras[idx] = x
 		e.extra = true
@@ -109,11 +123,17 @@ func (h *heldReports) topicIndex(topic string) int32 {
 	return int32(len(h.topics) - 1)
 }
 
-// each calls fn with every held report in input order and returns how many
-// there were.
-func (h *heldReports) each(sources []string, fn func(*report.Record)) int {
+// each calls fn with every held report in input order (a record, read at
+// its Origin, and its outcome) and returns how many there were. The record
+// is reused from call to call.
+func (h *heldReports) each(sources []string, fn func(*sender.Record, error)) int {
 	n := 0
-	var rep report.Record
+	var rec sender.Record
+	chunks := make([]input.Chunk, len(sources))
+	for i, name := range sources {
+		chunks[i] = input.Chunk{Input: i, Source: name}
+	}
+	var origin input.Origin
 	for b, block := range h.blocks {
 		for i := range block {
 			e := &block[i]
@@ -121,13 +141,20 @@ func (h *heldReports) each(sources []string, fn func(*report.Record)) int {
 				continue
 			}
 			n++
-			rep = report.Record{Source: sources[e.source], Number: e.number, Topic: h.topics[e.topic], Partition: e.partition,
-				Offset: e.offset, Timestamp: e.timestamp}
+			origin = input.Origin{Number: e.number, Chunk: &input.Chunk{Input: int(e.source)}}
+			if int(e.source) < len(chunks) {
+				origin.Chunk = &chunks[e.source]
+			}
+			rec = sender.Record{Topic: h.topics[e.topic], Partition: e.partition, Offset: e.offset, Opaque: &origin}
+			if e.timestamp != -1 {
+				rec.Timestamp = time.UnixMilli(e.timestamp)
+			}
+			var err error
 			if e.extra {
 				x := h.extras[int64(b)*heldBlockSize+int64(i)]
-				rep.Err, rep.Key, rep.Value = x.err, x.key, x.value
+				err, rec.Key, rec.Value = x.err, x.key, x.value
 			}
-			fn(&rep)
+			fn(&rec, err)
 		}
 	}
 	return n

@@ -7,8 +7,37 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kproduce/kproduce/internal/cli/report"
+	"github.com/kproduce/kproduce/internal/cli/input"
+	"github.com/kproduce/kproduce/pkg/sender"
 )
+
+// held is a held report as each gives it back.
+type held struct {
+	source    string
+	number    int64
+	topic     string
+	partition int32
+	offset    int64
+	key       []byte
+	value     []byte
+	err       error
+}
+
+// heldRecord is a record read as number of input i (named source).
+func heldRecord(i int, source string, number int64, r sender.Record) *sender.Record {
+	r.Opaque = &input.Origin{Chunk: &input.Chunk{Input: i, Source: source}, Number: number}
+	return &r
+}
+
+// collect returns each's reports.
+func collect(h *heldReports, sources []string) (int, []held) {
+	var got []held
+	n := h.each(sources, func(r *sender.Record, err error) {
+		o := r.Opaque.(*input.Origin)
+		got = append(got, held{o.Source, o.Number, r.Topic, r.Partition, r.Offset, r.Key, r.Value, err})
+	})
+	return n, got
+}
 
 func TestHeldReportsInInputOrder(t *testing.T) {
 	sources := []string{"a.txt", "b.txt"}
@@ -22,22 +51,21 @@ func TestHeldReportsInInputOrder(t *testing.T) {
 	}
 	// Reports arrive in another order.
 	for n := int64(5000); n >= 1; n-- {
-		h.put(1, &report.Record{Source: "b.txt", Number: n, Topic: "t", Partition: 2, Offset: n * 10}, false)
+		h.put(heldRecord(1, "b.txt", n, sender.Record{Topic: "t", Partition: 2, Offset: n * 10}), nil, false)
 	}
 	boom := errors.New("boom")
-	h.put(0, &report.Record{Source: "a.txt", Number: 4, Topic: "u", Partition: -1, Offset: -1, Err: boom, Key: []byte("k")}, false)
-	h.put(0, &report.Record{Source: "a.txt", Number: 2, Topic: "t", Partition: 1, Offset: 7}, false)
-	h.put(0, &report.Record{Source: "a.txt", Number: 1, Topic: "t", Partition: 1, Offset: 6}, false)
+	h.put(heldRecord(0, "a.txt", 4, sender.Record{Topic: "u", Partition: -1, Offset: -1, Key: []byte("k")}), boom, false)
+	h.put(heldRecord(0, "a.txt", 2, sender.Record{Topic: "t", Partition: 1, Offset: 7}), nil, false)
+	h.put(heldRecord(0, "a.txt", 1, sender.Record{Topic: "t", Partition: 1, Offset: 6}), nil, false)
 
-	var got []report.Record
-	n := h.each(sources, func(r *report.Record) { got = append(got, *r) })
+	n, got := collect(&h, sources)
 	require.Equal(t, 5003, n)
 	require.Len(t, got, 5003)
-	assert.Equal(t, report.Record{Source: "a.txt", Number: 1, Topic: "t", Partition: 1, Offset: 6}, got[0])
-	assert.Equal(t, report.Record{Source: "a.txt", Number: 2, Topic: "t", Partition: 1, Offset: 7}, got[1])
-	assert.Equal(t, report.Record{Source: "a.txt", Number: 4, Topic: "u", Partition: -1, Offset: -1, Err: boom}, got[2], "key not kept")
+	assert.Equal(t, held{source: "a.txt", number: 1, topic: "t", partition: 1, offset: 6}, got[0])
+	assert.Equal(t, held{source: "a.txt", number: 2, topic: "t", partition: 1, offset: 7}, got[1])
+	assert.Equal(t, held{source: "a.txt", number: 4, topic: "u", partition: -1, offset: -1, err: boom}, got[2], "key not kept")
 	for i, r := range got[3:] {
-		assert.Equal(t, report.Record{Source: "b.txt", Number: int64(i + 1), Topic: "t", Partition: 2, Offset: int64(i+1) * 10}, r)
+		assert.Equal(t, held{source: "b.txt", number: int64(i + 1), topic: "t", partition: 2, offset: int64(i+1) * 10}, r)
 	}
 }
 
@@ -45,14 +73,13 @@ func TestHeldReportsKeepBytesAndUnnoted(t *testing.T) {
 	var h heldReports
 	h.note(0, 1)
 	key := []byte("key")
-	h.put(0, &report.Record{Source: "-", Number: 1, Topic: "t", Key: key, Value: []byte{}}, true)
+	h.put(heldRecord(0, "-", 1, sender.Record{Topic: "t", Key: key, Value: []byte{}}), nil, true)
 	key[0] = 'X' // the caller's buffer is reused
-	h.put(0, &report.Record{Source: "-", Number: 9, Topic: "t"}, true)
-	var got []report.Record
-	h.each([]string{"-"}, func(r *report.Record) { got = append(got, *r) })
+	h.put(heldRecord(0, "-", 9, sender.Record{Topic: "t"}), nil, true)
+	_, got := collect(&h, []string{"-"})
 	require.Len(t, got, 2)
-	assert.Equal(t, []byte("key"), got[0].Key)
-	assert.NotNil(t, got[0].Value, "an empty value stays empty, not null")
-	assert.Nil(t, got[1].Value)
-	assert.Equal(t, int64(9), got[1].Number, "a record never noted comes last")
+	assert.Equal(t, []byte("key"), got[0].key)
+	assert.NotNil(t, got[0].value, "an empty value stays empty, not null")
+	assert.Nil(t, got[1].value)
+	assert.Equal(t, int64(9), got[1].number, "a record never noted comes last")
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/kproduce/kproduce/internal/cli/input"
-	"github.com/kproduce/kproduce/internal/cli/report"
 	"github.com/kproduce/kproduce/pkg/sender"
 )
 
@@ -44,13 +43,17 @@ func newTxnRun(r *producerRun, keepBytes bool) *txnRun {
 	return &txnRun{r: r, limit: r.opts.TransactionRecords, keepBytes: keepBytes, held: new(heldReports)}
 }
 
-// hold keeps a report until its transaction ends.
-func (t *txnRun) hold(source int32, rep *report.Record) {
+// hold keeps a record's report until its transaction ends.
+func (t *txnRun) hold(rec *sender.Record, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.held.put(source, rep, t.keepBytes)
-	if rep.Err != nil && t.failure == "" && !errors.Is(rep.Err, sender.ErrTransactionAborted) {
-		t.failure = fmt.Sprintf("%s:%d: %v", rep.Source, rep.Number, rep.Err)
+	t.held.put(rec, err, t.keepBytes)
+	if err != nil && t.failure == "" && !errors.Is(err, sender.ErrTransactionAborted) {
+		source, number := "", int64(0)
+		if o, ok := rec.Opaque.(*input.Origin); ok && o != nil {
+			source, number = o.Source, o.Number
+		}
+		t.failure = fmt.Sprintf("%s:%d: %v", source, number, err)
 	}
 }
 
@@ -77,10 +80,11 @@ func (t *txnRun) firstFailure() string {
 	return t.failure
 }
 
-// record produces one input record inside a transaction, opening one when
-// needed and committing it after --transaction-records records. It
-// returns false when reading must stop.
-func (t *txnRun) record(ctx context.Context, source int32, rec *input.Record) bool {
+// record produces the records of one read (one record, or none when it
+// failed to be read) inside a transaction, opening one when needed and
+// committing it after --transaction-records records. It returns false when
+// reading must stop.
+func (t *txnRun) record(ctx context.Context, send []*sender.Record) bool {
 	t.ctl.Lock()
 	defer t.ctl.Unlock()
 	if t.stopped {
@@ -88,17 +92,22 @@ func (t *txnRun) record(ctx context.Context, source int32, rec *input.Record) bo
 	}
 	if !t.open {
 		if err := t.r.prod.BeginTransaction(); err != nil {
-			t.r.rep.Report(&report.Record{Source: rec.Source, Number: rec.Number, Topic: t.r.opts.Topic, Partition: -1,
-				Offset: -1, Timestamp: -1, Err: sendError(err)})
+			for _, rec := range send {
+				rec.Offset = -1
+				t.r.rep.Report(rec, sendError(err))
+			}
 			t.stopped = true
 			return false
 		}
 		t.open, t.count = true, 0
 	}
-	var srec sender.Record
-	t.note(source, rec.Number)
-	t.r.produce(ctx, source, rec, &srec)
-	t.count++
+	for _, rec := range send {
+		if o, ok := rec.Opaque.(*input.Origin); ok {
+			t.note(int32(o.Input), o.Number)
+		}
+	}
+	t.r.produce(ctx, send)
+	t.count += int64(len(send))
 	if reason := t.firstFailure(); reason != "" {
 		t.end(ctx, reason, false)
 		return false
@@ -230,16 +239,16 @@ func (t *txnRun) releaseAs(verdict error) int {
 	t.held, t.failure = new(heldReports), ""
 	t.mu.Unlock()
 	_, fenced := t.fencedReason()
-	return held.each(t.r.sources, func(rep *report.Record) {
+	return held.each(t.r.sources, func(rec *sender.Record, err error) {
 		switch {
 		case verdict == nil:
-		case rep.Err == nil || errors.Is(rep.Err, sender.ErrTransactionAborted) || errors.Is(rep.Err, errInterrupted),
-			fencingConsequence(rep.Err) && fenced:
-			rep.Err, rep.Offset = verdict, -1
+		case err == nil || errors.Is(err, sender.ErrTransactionAborted) || errors.Is(err, errInterrupted),
+			fencingConsequence(err) && fenced:
+			err, rec.Offset = verdict, -1
 		default:
-			rep.Err, rep.Offset = fmt.Errorf("%s: %w", verdictWords(verdict), rep.Err), -1
+			err, rec.Offset = fmt.Errorf("%s: %w", verdictWords(verdict), err), -1
 		}
-		t.r.rep.Report(rep)
+		t.r.rep.Report(rec, err)
 	})
 }
 

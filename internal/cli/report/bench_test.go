@@ -7,6 +7,6 @@ func BenchmarkReportText(b *testing.B) {
 	rep := okReport()
 	b.ReportAllocs()
 	for b.Loop() {
-		r.Report(rep)
+		r.Report(rep.rec, rep.err)
 	}
 }

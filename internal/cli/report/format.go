@@ -26,7 +26,7 @@ type Format interface {
 	appendRecord(b []byte, r *Record) []byte
 	// appendDry appends the stdout line of a dry-run record: one routed,
 	// and one that failed when failuresOnStdout.
-	appendDry(b []byte, r *DryRecord) []byte
+	appendDry(b []byte, r *Record) []byte
 	// failuresOnStdout reports whether failures are written on stdout by
 	// appendRecord and appendDry rather than on stderr as text errors.
 	failuresOnStdout() bool
@@ -70,7 +70,7 @@ type noneFormat struct{}
 
 func (noneFormat) String() string                          { return "none" }
 func (noneFormat) appendRecord(b []byte, _ *Record) []byte { return b }
-func (noneFormat) appendDry(b []byte, _ *DryRecord) []byte { return b }
+func (noneFormat) appendDry(b []byte, _ *Record) []byte    { return b }
 func (noneFormat) failuresOnStdout() bool                  { return false }
 func (noneFormat) needsRecordBytes() bool                  { return false }
 func (noneFormat) printsDeliveries() bool                  { return false }

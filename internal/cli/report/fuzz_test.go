@@ -15,7 +15,7 @@ func FuzzTemplate(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out := appendTemplate(nil, parts, okReport())
+		out := appendTemplate(nil, parts, &Record{Record: okReport().rec, Source: "-", Number: 12})
 		if !strings.ContainsAny(tmpl, `%\`) && string(out) != tmpl {
 			t.Fatalf("%q printed %q", tmpl, out)
 		}

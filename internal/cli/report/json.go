@@ -14,10 +14,10 @@ func (jsonFormat) String() string { return "json" }
 func (f jsonFormat) appendRecord(b []byte, r *Record) []byte {
 	return f.ids.close(appendJSONReport(b, r))
 }
-func (f jsonFormat) appendDry(b []byte, r *DryRecord) []byte { return f.ids.close(appendDryJSON(b, r)) }
-func (jsonFormat) failuresOnStdout() bool                    { return true }
-func (jsonFormat) needsRecordBytes() bool                    { return false }
-func (jsonFormat) printsDeliveries() bool                    { return true }
+func (f jsonFormat) appendDry(b []byte, r *Record) []byte { return f.ids.close(appendDryJSON(b, r)) }
+func (jsonFormat) failuresOnStdout() bool                 { return true }
+func (jsonFormat) needsRecordBytes() bool                 { return false }
+func (jsonFormat) printsDeliveries() bool                 { return true }
 
 // appendJSONRecordStart opens the JSON object of a record's report:
 // {"source":..,"record":..,"topic":..,"partition":..
@@ -39,7 +39,7 @@ func appendJSONReport(b []byte, rep *Record) []byte {
 	b = append(b, `,"offset":`...)
 	b = strconv.AppendInt(b, rep.Offset, 10)
 	b = append(b, `,"timestamp":`...)
-	b = strconv.AppendInt(b, rep.Timestamp, 10)
+	b = strconv.AppendInt(b, rep.timestamp(), 10)
 	if rep.Err != nil {
 		b = append(b, `,"error":`...)
 		b = appendJSONString(b, rep.Err.Error())
@@ -126,7 +126,7 @@ func appendJSONString(b []byte, s string) []byte {
 // "headers":[{"key":..,"value":..}],"timestamp":..[,"error":..]}. Keys and
 // values are JSON strings of their raw bytes (as appendJSONString writes
 // them) or null; value_size is null for a null value.
-func appendDryJSON(b []byte, rep *DryRecord) []byte {
+func appendDryJSON(b []byte, rep *Record) []byte {
 	b = appendJSONRecordStart(b, rep.Source, rep.Number, rep.Topic, rep.Partition)
 	b = append(b, `,"key":`...)
 	b = appendJSONBytes(b, rep.Key)
@@ -148,7 +148,7 @@ func appendDryJSON(b []byte, rep *DryRecord) []byte {
 		b = append(b, '}')
 	}
 	b = append(b, `],"timestamp":`...)
-	b = strconv.AppendInt(b, rep.Timestamp, 10)
+	b = strconv.AppendInt(b, rep.timestamp(), 10)
 	if rep.Err != nil {
 		b = append(b, `,"error":`...)
 		b = appendJSONString(b, rep.Err.Error())

@@ -16,21 +16,21 @@ func TestReportLostFailureReports(t *testing.T) {
 	cases := []struct {
 		name   string
 		format string
-		reps   []*Record
+		reps   []testReport
 		lost   bool
 	}{
-		{"text failure", "text", []*Record{okReport(), failedReport()}, true},
-		{"template failure", "%t %o\n", []*Record{failedReport()}, true},
-		{"none failure", "none", []*Record{failedReport()}, true},
-		{"text successes only", "text", []*Record{okReport(), okReport()}, false},
-		{"json failure on stdout", "json", []*Record{failedReport()}, false},
+		{"text failure", "text", []testReport{okReport(), failedReport()}, true},
+		{"template failure", "%t %o\n", []testReport{failedReport()}, true},
+		{"none failure", "none", []testReport{failedReport()}, true},
+		{"text successes only", "text", []testReport{okReport(), okReport()}, false},
+		{"json failure on stdout", "json", []testReport{failedReport()}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
 			r := newTestReporter(t, tc.format, &out, &brokenPipe{})
 			for _, rep := range tc.reps {
-				r.Report(rep)
+				r.Report(rep.rec, rep.err)
 			}
 			err := r.Flush()
 			if !tc.lost {

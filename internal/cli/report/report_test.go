@@ -10,9 +10,13 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kproduce/kproduce/internal/cli/input"
+	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 // newTestReporter returns a reporter of the format named format.
@@ -24,24 +28,37 @@ func newTestReporter(t testing.TB, format string, out, errOut io.Writer) *Report
 }
 
 // reportsOf prints reps with format and returns stdout and stderr.
-func reportsOf(t *testing.T, format string, reps ...*Record) (string, string) {
+func reportsOf(t *testing.T, format string, reps ...testReport) (string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	r := newTestReporter(t, format, &out, &errOut)
 	for _, rep := range reps {
-		r.Report(rep)
+		r.Report(rep.rec, rep.err)
 	}
 	require.NoError(t, r.Flush())
 	return out.String(), errOut.String()
 }
 
-// okReport and failedReport are fixtures.
-func okReport() *Record {
-	return &Record{Source: "-", Number: 12, Topic: "t", Partition: 3, Offset: 41, Timestamp: 1764500000000, Key: []byte("k"), Value: []byte("v")}
+// testReport is a record and its outcome, to report.
+type testReport struct {
+	rec *sender.Record
+	err error
 }
 
-func failedReport() *Record {
-	return &Record{Source: "in.txt", Number: 7, Topic: "t", Partition: -1, Offset: -1, Err: errors.New(`record too large: "x"`)}
+// origin is the Opaque of a record read as record number of source.
+func origin(source string, number int64) *input.Origin {
+	return &input.Origin{Chunk: &input.Chunk{Source: source}, Number: number}
+}
+
+// okReport and failedReport are fixtures.
+func okReport() testReport {
+	return testReport{rec: &sender.Record{Topic: "t", Partition: 3, Offset: 41, Timestamp: time.UnixMilli(1764500000000),
+		Key: []byte("k"), Value: []byte("v"), Opaque: origin("-", 12)}}
+}
+
+func failedReport() testReport {
+	return testReport{rec: &sender.Record{Topic: "t", Partition: -1, Offset: -1, Opaque: origin("in.txt", 7)},
+		err: errors.New(`record too large: "x"`)}
 }
 
 func TestReportText(t *testing.T) {
@@ -53,14 +70,14 @@ func TestReportText(t *testing.T) {
 func TestReportJSON(t *testing.T) {
 	out, errOut := reportsOf(t, "json", okReport(), failedReport())
 	assert.Equal(t, `{"source":"-","record":12,"topic":"t","partition":3,"offset":41,"timestamp":1764500000000}`+"\n"+
-		`{"source":"in.txt","record":7,"topic":"t","partition":-1,"offset":-1,"timestamp":0,"error":"record too large: \"x\""}`+"\n", out)
+		`{"source":"in.txt","record":7,"topic":"t","partition":-1,"offset":-1,"timestamp":-1,"error":"record too large: \"x\""}`+"\n", out)
 	assert.Empty(t, errOut, "json mode puts every outcome on stdout")
 }
 
 func TestReportJSONEscapingIsValidJSON(t *testing.T) {
 	rep := failedReport()
-	rep.Source = "we\"ird\\\n\t\x01\xffé.txt"
-	rep.Topic = "t\u2028"
+	rep.rec.Opaque = origin("we\"ird\\\n\t\x01\xffé.txt", 7)
+	rep.rec.Topic = "t\u2028"
 	out, _ := reportsOf(t, "json", rep)
 	var got struct {
 		Source, Topic, Error string
@@ -122,8 +139,8 @@ func TestNeedsRecordBytes(t *testing.T) {
 }
 
 // TestDeliveredCountsWithoutReports: only none leaves deliveries
-// unprinted; Delivered counts them, and the summary adds them to the
-// reported failures.
+// unprinted; CountDeliveriesWith counts them from elsewhere, and the
+// summary adds them to the reported failures.
 func TestDeliveredCountsWithoutReports(t *testing.T) {
 	for format, want := range map[string]bool{"text": true, "json": true, "none": false, "%o": true} {
 		r := newTestReporter(t, format, &bytes.Buffer{}, &bytes.Buffer{})
@@ -131,11 +148,12 @@ func TestDeliveredCountsWithoutReports(t *testing.T) {
 	}
 	var out, errOut bytes.Buffer
 	r := newTestReporter(t, "none", &out, &errOut)
-	r.Delivered(1000)
-	r.Delivered(234)
-	r.Report(failedReport())
-	delivered, failed := r.Counts()
-	assert.Equal(t, int64(1234), delivered)
+	delivered := int64(1000)
+	r.CountDeliveriesWith(func() int64 { return delivered })
+	delivered += 234
+	reportOne(r, failedReport())
+	got, failed := r.Counts()
+	assert.Equal(t, int64(1234), got)
 	assert.Equal(t, int64(1), failed)
 	r.Summary()
 	assert.Empty(t, out.String())
@@ -148,12 +166,12 @@ func TestReportCountsAndSummary(t *testing.T) {
 	r.Summary()
 	assert.Empty(t, errOut.String(), "no summary when all succeeded and not verbose")
 	r.SetVerbose(true)
-	r.Report(okReport())
+	reportOne(r, okReport())
 	r.Summary()
 	assert.Equal(t, "1 delivered, 0 failed\n", errOut.String())
 	r.SetVerbose(false)
 	errOut.Reset()
-	r.Report(failedReport())
+	reportOne(r, failedReport())
 	r.Summary()
 	assert.Equal(t, "error: in.txt:7: t/-1: record too large: \"x\"\n1 delivered, 1 failed\n", errOut.String())
 	d, f := r.Counts()
@@ -171,11 +189,11 @@ func TestReportConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
-				rep := &Record{Topic: fmt.Sprintf("t%d", g), Partition: int32(i), Offset: int64(i)}
+				rep := testReport{rec: &sender.Record{Topic: fmt.Sprintf("t%d", g), Partition: int32(i), Offset: int64(i)}}
 				if i%10 == 0 {
-					rep.Err = errors.New("boom")
+					rep.err = errors.New("boom")
 				}
-				r.Report(rep)
+				r.Report(rep.rec, rep.err)
 				if i%100 == 0 {
 					_ = r.Flush()
 				}
@@ -206,13 +224,13 @@ func (b *brokenPipe) Write(p []byte) (int, error) {
 func TestReportWriteErrorIsKept(t *testing.T) {
 	pipe := &brokenPipe{}
 	r := newTestReporter(t, "text", pipe, &bytes.Buffer{})
-	r.Report(okReport())
+	reportOne(r, okReport())
 	assert.NoError(t, r.WriteErr(), "buffered: nothing written yet")
 	err := r.Flush()
 	assert.ErrorIs(t, err, syscall.EPIPE)
 	assert.ErrorIs(t, r.WriteErr(), syscall.EPIPE)
 	for i := 0; i < 100000; i++ { // enough to fill the buffer many times
-		r.Report(okReport())
+		reportOne(r, okReport())
 	}
 	assert.ErrorIs(t, r.Flush(), syscall.EPIPE)
 	assert.Equal(t, 1, pipe.writes, "no writes after the first error")
@@ -224,7 +242,7 @@ func TestReportDoesNotAllocate(t *testing.T) {
 	for _, format := range []string{"text", "json", "none", "%t/%p@%o %k=%v\n"} {
 		r := newTestReporter(t, format, discard{}, discard{})
 		rep := okReport()
-		allocs := testing.AllocsPerRun(1000, func() { r.Report(rep) })
+		allocs := testing.AllocsPerRun(1000, func() { r.Report(rep.rec, rep.err) })
 		assert.Zero(t, allocs, format)
 	}
 }
@@ -233,3 +251,6 @@ func TestReportDoesNotAllocate(t *testing.T) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// reportOne reports one fixture.
+func reportOne(r *Reporter, rep testReport) { r.Report(rep.rec, rep.err) }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 // bufferSize is the size of the buffers in front of stdout and stderr.
@@ -26,9 +28,12 @@ type Reporter struct {
 	out       *bufio.Writer // stdout
 	errOut    *bufio.Writer // stderr
 	line      []byte        // reused to format one report
+	rep       Record        // reused: the report being printed
 	delivered int64
 	failed    int64
-	writeErr  error // the first error writing reports (see WriteErr)
+	// deliveredFrom, when set, counts the deliveries instead of delivered.
+	deliveredFrom func() int64
+	writeErr      error // the first error writing reports (see WriteErr)
 	// hasWriteErr mirrors writeErr != nil so that WriteErr, which the input
 	// loop calls per record, does not contend for mu.
 	hasWriteErr atomic.Bool
@@ -65,27 +70,36 @@ func (r *Reporter) NeedsRecordBytes() bool { return r.format.needsRecordBytes() 
 // Delivered instead of reporting each.
 func (r *Reporter) PrintsDeliveries() bool { return r.format.printsDeliveries() }
 
-// Delivered counts n delivered records without a report each, for a
-// format that does not print deliveries (see PrintsDeliveries).
-func (r *Reporter) Delivered(n int) {
+// CountDeliveriesWith makes Counts take the delivered records from
+// delivered, for a format that does not print deliveries (see
+// PrintsDeliveries) when they are not reported one by one but counted
+// elsewhere (the producer's statistics).
+func (r *Reporter) CountDeliveriesWith(delivered func() int64) {
 	r.mu.Lock()
-	r.delivered += int64(n)
+	r.deliveredFrom = delivered
 	r.mu.Unlock()
 }
 
-// Report prints the outcome of one record.
-func (r *Reporter) Report(rep *Record) { r.print(rep, nil) }
+// Report prints the outcome of one record: err nil for a delivery. The
+// record's Opaque, when an *input.Origin, says where it was read.
+func (r *Reporter) Report(rec *sender.Record, err error) { r.print(rec, err, false) }
 
-// ReportDry prints one dry-run outcome: a routed record on stdout (text,
-// json or the template), a failure like a real run's (stderr, or stdout in
-// json mode).
-func (r *Reporter) ReportDry(rep *DryRecord) { r.print(&rep.Record, rep) }
+// Promise returns Report as a promise for the producer (a func literal: a
+// method value would add a call to each record's report).
+func (r *Reporter) Promise() func(*sender.Record, error) {
+	return func(rec *sender.Record, err error) { r.print(rec, err, false) }
+}
 
-// print prints one outcome. dry, when not nil, is the dry run's record
-// whose forms replace the delivery report's.
-func (r *Reporter) print(rep *Record, dry *DryRecord) {
+// ReportDry prints one dry-run outcome: a routed record (err nil) on
+// stdout (text, json or the template), a failure like a real run's
+// (stderr, or stdout in json mode).
+func (r *Reporter) ReportDry(rec *sender.Record, err error) { r.print(rec, err, true) }
+
+// print prints one outcome, in a dry run's forms when dry.
+func (r *Reporter) print(rec *sender.Record, err error, dry bool) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	rep := &r.rep // no defers: this runs once a record
+	*rep = newRecord(rec, err)
 	if rep.Err == nil {
 		r.delivered++
 	} else {
@@ -95,15 +109,18 @@ func (r *Reporter) print(rep *Record, dry *DryRecord) {
 	case rep.Err != nil && !r.format.failuresOnStdout():
 		r.line = appendTextError(r.line[:0], rep)
 		r.writeErrOut(r.line)
-		return
-	case dry != nil:
-		r.line = r.format.appendDry(r.line[:0], dry)
 	default:
-		r.line = r.format.appendRecord(r.line[:0], rep)
+		if dry {
+			r.line = r.format.appendDry(r.line[:0], rep)
+		} else {
+			r.line = r.format.appendRecord(r.line[:0], rep)
+		}
+		if len(r.line) > 0 {
+			r.writeOut(r.line)
+		}
 	}
-	if len(r.line) > 0 {
-		r.writeOut(r.line)
-	}
+	*rep = Record{}
+	r.mu.Unlock()
 }
 
 // Errorf writes a line on stderr at once.
@@ -192,7 +209,15 @@ func (r *Reporter) StartFlusher(interval time.Duration) (stop func()) {
 func (r *Reporter) Counts() (delivered, failed int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.delivered, r.failed
+	return r.deliveredLocked(), r.failed
+}
+
+// deliveredLocked is the count of delivered records. r.mu must be held.
+func (r *Reporter) deliveredLocked() int64 {
+	if r.deliveredFrom != nil {
+		return r.deliveredFrom()
+	}
+	return r.delivered
 }
 
 // WriteErr returns the first error writing reports (e.g. EPIPE when the
@@ -215,7 +240,7 @@ func (r *Reporter) Summary() {
 	if r.failed == 0 && !r.verbose {
 		return
 	}
-	r.line = strconv.AppendInt(r.line[:0], r.delivered, 10)
+	r.line = strconv.AppendInt(r.line[:0], r.deliveredLocked(), 10)
 	r.line = append(r.line, " delivered, "...)
 	r.line = strconv.AppendInt(r.line, r.failed, 10)
 	r.line = append(r.line, " failed\n"...)

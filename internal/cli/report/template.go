@@ -82,8 +82,8 @@ func (f templateFormat) String() string { return f.text }
 func (f templateFormat) appendRecord(b []byte, r *Record) []byte {
 	return appendTemplate(b, f.parts, r)
 }
-func (f templateFormat) appendDry(b []byte, r *DryRecord) []byte {
-	return appendTemplate(b, f.parts, &r.Record)
+func (f templateFormat) appendDry(b []byte, r *Record) []byte {
+	return appendTemplate(b, f.parts, r)
 }
 func (templateFormat) failuresOnStdout() bool { return false }
 func (templateFormat) printsDeliveries() bool { return true }
@@ -111,7 +111,7 @@ func appendTemplate(dst []byte, parts []tmplPart, rep *Record) []byte {
 		case 'o':
 			dst = strconv.AppendInt(dst, rep.Offset, 10)
 		case 'd':
-			dst = strconv.AppendInt(dst, rep.Timestamp, 10)
+			dst = strconv.AppendInt(dst, rep.timestamp(), 10)
 		case 'k':
 			dst = append(dst, rep.Key...)
 		case 'v':

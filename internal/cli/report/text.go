@@ -8,7 +8,7 @@ type textFormat struct{}
 
 func (textFormat) String() string                          { return "text" }
 func (textFormat) appendRecord(b []byte, r *Record) []byte { return appendTextReport(b, r) }
-func (textFormat) appendDry(b []byte, r *DryRecord) []byte { return appendDryText(b, r) }
+func (textFormat) appendDry(b []byte, r *Record) []byte    { return appendDryText(b, r) }
 func (textFormat) failuresOnStdout() bool                  { return false }
 func (textFormat) needsRecordBytes() bool                  { return false }
 func (textFormat) printsDeliveries() bool                  { return true }
@@ -42,7 +42,7 @@ func appendTextError(b []byte, rep *Record) []byte {
 // "dry-run: SOURCE:N TOPIC/PARTITION key=KEY value_bytes=N headers=N\n":
 // the key Go-quoted (escapes for control bytes and invalid UTF-8) or null,
 // the value's size, or value=null for a null value (a tombstone).
-func appendDryText(b []byte, rep *DryRecord) []byte {
+func appendDryText(b []byte, rep *Record) []byte {
 	b = append(b, "dry-run: "...)
 	b = append(b, rep.Source...)
 	b = append(b, ':')

@@ -98,8 +98,8 @@ func (i Info) String() string {
 	return b.String()
 }
 
-// NewCommand returns kproduce version. Its exit status goes to *code.
-func NewCommand(s cmdutil.Streams, code *int) *cobra.Command {
+// NewCommand returns kproduce version; its error gives the exit status.
+func NewCommand(s cmdutil.Streams) *cobra.Command {
 	cmd := cmdutil.NewSubcommand("version [flags]", "Show kproduce's version, commit, date and Go version",
 		`kproduce version shows the version of the binary (the module version of a
 go install'ed one), the commit it was built from and that commit's date,
@@ -123,8 +123,7 @@ and the Go version, from the binary's build information. kproduce
 			_, err = fmt.Fprint(s.Out, info.String())
 		}
 		if err != nil {
-			cmdutil.PrintError(s.Err, err)
-			*code = cmdutil.ExitFailed
+			return fmt.Errorf("writing the version: %w", err)
 		}
 		return nil
 	}

@@ -57,7 +57,8 @@ func TestRedactJAASWhateverTheText(t *testing.T) {
 
 func TestSecrecyOfTheTable(t *testing.T) {
 	secret := []string{"sasl.password", "pass", "ssl.key.password", "ssl.keystore.password", "ssl.truststore.password",
-		"ssl.keystore.key", "ssl.key.pem", "sasl.oauthbearer.client.secret", "sasl.oauthbearer.client.credentials.client.secret"}
+		"ssl.keystore.key", "ssl.key.pem", "sasl.oauthbearer.client.secret", "sasl.oauthbearer.client.credentials.client.secret",
+		"basic.auth.user.info", "bearer.auth.token"}
 	for _, name := range secret {
 		p, ok := Lookup(name)
 		require.True(t, ok, name)
@@ -74,8 +75,7 @@ func TestSecrecyOfTheTable(t *testing.T) {
 // TestSecrecyOfUnknownNames checks that the secrets of properties
 // kproduce has no row for yet are not shown either.
 func TestSecrecyOfUnknownNames(t *testing.T) {
-	for _, name := range []string{"basic.auth.user.info", "bearer.auth.token",
-		"schema.registry.basic.auth.user.info", "schema.registry.ssl.keystore.password", "schema.registry.ssl.key.password",
+	for _, name := range []string{"schema.registry.basic.auth.user.info", "schema.registry.ssl.keystore.password", "schema.registry.ssl.key.password",
 		"Sasl.Password", "listener.name.x.sasl.jaas.config", "api.key", "some.credentials", "tls.PASS"} {
 		_, known := Lookup(name)
 		require.False(t, known, name)
@@ -93,7 +93,11 @@ func TestSecretRowsLookSecret(t *testing.T) {
 	notSecret := map[string]bool{"tls.key": true, "ssl.key.location": true, "parse.key": true, "key.separator": true,
 		"key.serializer": true, "headers.key.separator": true, "ssl.ca.pem": true, "ssl.certificate.pem": true,
 		// OAUTHBEARER's endpoint and client id: a URL and a name, not secrets.
-		"sasl.oauthbearer.token.endpoint.url": true, "sasl.oauthbearer.client.credentials.client.id": true}
+		"sasl.oauthbearer.token.endpoint.url": true, "sasl.oauthbearer.client.credentials.client.id": true,
+		// The Schema Registry's: where credentials come from, the key's
+		// schema and subject, the path of the client key file.
+		"basic.auth.credentials.source": true, "bearer.auth.credentials.source": true, "key.schema": true,
+		"key.schema.file": true, "key.schema.id": true, "key.subject.name.strategy": true, "registry.tls.key": true}
 	for _, p := range Table() {
 		for _, name := range p.Names() {
 			if notSecret[name] {

@@ -11,9 +11,9 @@ import (
 // partition: every partition is chosen under one acquisition of the
 // partitioner's lock, then the records are grouped by partition, in their
 // order, and each partition's records are appended at once.
-func (b *batchSend) sendRouted(ctx context.Context, run []Record, rs *runSpec) error {
+func (b *batchSend) sendRouted(ctx context.Context, run []*Record, rs *runSpec) error {
 	parts := b.route(run, rs)
-	recs, offsets := groupBy(b.sc, run, parts, rs.n, func(dst *accumulator.Record, r *Record) { toAppend(dst, r, rs.ts) })
+	recs, offsets := groupBy(b.sc, run, parts, rs.n, func(dst *accumulator.Record, r **Record) { toAppend(dst, *r, rs.ts, b.refOf(*r)) })
 	return b.appendGrouped(ctx, recs, offsets, rs)
 }
 
@@ -35,28 +35,38 @@ func (b *batchSend) appendGrouped(ctx context.Context, recs []accumulator.Record
 
 // route chooses the partition of each record of run: its own, or the
 // partitioner's for its key. A record naming a partition the topic does
-// not have is refused and gets -1.
-func (b *batchSend) route(run []Record, rs *runSpec) []int32 {
+// not have, or given none, is refused and gets -1.
+func (b *batchSend) route(run []*Record, rs *runSpec) []int32 {
 	parts := b.sc.parts[:0]
 	p := b.p
 	p.mu.Lock()
-	for i := range run {
-		r := &run[i]
+	for _, r := range run {
 		part := r.Partition
-		if part < 0 {
+		if !p.explicit(r) {
 			part = p.part.Partition(rs.topic, r.Key, rs.n)
 		}
 		parts = append(parts, part)
 	}
 	p.mu.Unlock()
 	for i, part := range parts {
-		if part >= int32(rs.n) || part < 0 {
-			parts[i] = -1
-			b.refuse(rs.base+i, fmt.Errorf("%w: partition %d of topic %s, which has %d partitions", ErrUnknownPartition, part, rs.topic, rs.n))
+		if part < int32(rs.n) && part >= 0 {
+			continue
 		}
+		parts[i] = -1
+		if part < 0 {
+			b.refuse(rs.base+i, AnyPartition, noPartition(rs.topic))
+			continue
+		}
+		b.refuse(rs.base+i, part, unknownPartition(rs.topic, part, rs.n))
 	}
 	b.sc.parts = parts
 	return parts
+}
+
+// unknownPartition is the error of a record naming a partition its topic
+// does not have.
+func unknownPartition(topic string, partition int32, n int) error {
+	return fmt.Errorf("%w: partition %d of topic %s, which has %d partitions", ErrUnknownPartition, partition, topic, n)
 }
 
 // groupBy copies the records of run that have a partition (parts[i] >=

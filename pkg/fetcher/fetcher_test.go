@@ -1,4 +1,4 @@
-package admin_test
+package fetcher_test
 
 import (
 	"context"
@@ -17,8 +17,36 @@ import (
 	"github.com/kproduce/kproduce/internal/kafkatest"
 	"github.com/kproduce/kproduce/pkg/admin"
 	"github.com/kproduce/kproduce/pkg/fetch"
+	"github.com/kproduce/kproduce/pkg/fetcher"
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
+
+// testDeadline bounds every call of a test.
+const testDeadline = 30 * time.Second
+
+func startCluster(t *testing.T, opts ...kfake.Opt) *kfake.Cluster {
+	t.Helper()
+	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(3), kfake.SeedTopics(6, "t"), kfake.SeedTopics(2, "u")}, opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	return c
+}
+
+// newFetcher is a Fetcher over a new admin client of cfg.
+func newFetcher(t *testing.T, cfg admin.Config) *fetcher.Fetcher {
+	t.Helper()
+	c, err := admin.New(cfg)
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	return fetcher.New(c)
+}
+
+func testContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
+	t.Cleanup(cancel)
+	return ctx
+}
 
 // txnProducer is a kgo transactional producer to partition 0 of topic.
 func txnProducer(t *testing.T, addrs []string, id, topic string, codec kgo.CompressionCodec) *kgo.Client {
@@ -67,12 +95,12 @@ func writeTransactions(t *testing.T, addrs []string, topic string, codec kgo.Com
 }
 
 // readAll fetches partition 0 of topic from offset 0 up to end.
-func readAll(t *testing.T, c *admin.Client, topic string, isolation int8, maxBytes int32, end int64) []fetch.Record {
+func readAll(t *testing.T, c *fetcher.Fetcher, topic string, isolation int8, maxBytes int32, end int64) []fetch.Record {
 	t.Helper()
 	ctx := testContext(t)
 	var out []fetch.Record
 	for offset := int64(0); offset < end; {
-		p, err := c.Fetch(ctx, admin.FetchOptions{Topic: topic, Partition: 0, Offset: offset, Isolation: isolation,
+		p, err := c.Fetch(ctx, fetcher.Options{Topic: topic, Partition: 0, Offset: offset, Isolation: isolation,
 			MaxBytes: maxBytes, MaxWait: 100 * time.Millisecond})
 		require.NoError(t, err)
 		require.Greater(t, p.NextOffset, offset, "progress")
@@ -94,7 +122,7 @@ func TestFetchReadCommittedEveryCodec(t *testing.T) {
 	codecs := map[string]kgo.CompressionCodec{"none": kgo.NoCompression(), "gzip": kgo.GzipCompression(),
 		"snappy": kgo.SnappyCompression(), "lz4": kgo.Lz4Compression(), "zstd": kgo.ZstdCompression()}
 	cluster := startCluster(t)
-	c := newClient(t, admin.Config{Bootstrap: cluster.ListenAddrs()})
+	c := newFetcher(t, admin.Config{Brokers: cluster.ListenAddrs()})
 	for name, codec := range codecs {
 		t.Run(name, func(t *testing.T) {
 			topic := "txn-" + name
@@ -144,7 +172,7 @@ func createTopic(t *testing.T, cluster *kfake.Cluster, topic string, partitions 
 func TestListOffsets(t *testing.T) {
 	cluster := startCluster(t)
 	addrs := cluster.ListenAddrs()
-	c := newClient(t, admin.Config{Bootstrap: addrs})
+	c := newFetcher(t, admin.Config{Brokers: addrs})
 	ctx := testContext(t)
 	// Two records to each of the six partitions of "t" (on three brokers),
 	// then an open transaction on partition 0.
@@ -177,13 +205,13 @@ func TestListOffsets(t *testing.T) {
 
 func TestFetchFollowsALeaderMove(t *testing.T) {
 	cluster := startCluster(t)
-	c := newClient(t, admin.Config{Bootstrap: cluster.ListenAddrs()})
+	c := newFetcher(t, admin.Config{Brokers: cluster.ListenAddrs()})
 	ctx := testContext(t)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...), kgo.DefaultProduceTopic("u"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	require.NoError(t, err)
 	defer cl.Close()
 	require.NoError(t, cl.ProduceSync(ctx, &kgo.Record{Partition: 1, Value: []byte("before")}).FirstErr())
-	p, err := c.Fetch(ctx, admin.FetchOptions{Topic: "u", Partition: 1, Isolation: protocol.IsolationReadCommitted})
+	p, err := c.Fetch(ctx, fetcher.Options{Topic: "u", Partition: 1, Isolation: protocol.IsolationReadCommitted})
 	require.NoError(t, err)
 	require.Equal(t, []string{"before"}, values(p.Records))
 
@@ -199,7 +227,7 @@ func TestFetchFollowsALeaderMove(t *testing.T) {
 		cluster.KeepControl()
 		return nil, nil, false
 	})
-	p, err = c.Fetch(ctx, admin.FetchOptions{Topic: "u", Partition: 1, Isolation: protocol.IsolationReadCommitted})
+	p, err = c.Fetch(ctx, fetcher.Options{Topic: "u", Partition: 1, Isolation: protocol.IsolationReadCommitted})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"before"}, values(p.Records))
 	mu.Lock()
@@ -209,14 +237,14 @@ func TestFetchFollowsALeaderMove(t *testing.T) {
 
 func TestFetchPermanentAndLastingErrors(t *testing.T) {
 	cluster := startCluster(t)
-	c := newClient(t, admin.Config{Bootstrap: cluster.ListenAddrs()})
-	_, err := c.Fetch(testContext(t), admin.FetchOptions{Topic: "t", Partition: 0, Offset: 5})
+	c := newFetcher(t, admin.Config{Brokers: cluster.ListenAddrs()})
+	_, err := c.Fetch(testContext(t), fetcher.Options{Topic: "t", Partition: 0, Offset: 5})
 	assert.ErrorIs(t, err, protocol.ErrOffsetOutOfRange)
 	assert.ErrorContains(t, err, "fetch t/0 at offset 5")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	_, err = c.Fetch(ctx, admin.FetchOptions{Topic: "missing", Partition: 0})
+	_, err = c.Fetch(ctx, fetcher.Options{Topic: "missing", Partition: 0})
 	t.Log(err)
 	assert.ErrorIs(t, err, admin.ErrUnreachable)
 	assert.ErrorIs(t, err, protocol.ErrUnknownTopicOrPartition, "the error says why it kept failing")
@@ -256,7 +284,7 @@ func TestReadSideVersions(t *testing.T) {
 				})
 			}
 			want := writeTransactions(t, cluster.ListenAddrs(), "v", kgo.Lz4Compression(), 2)
-			c := newClient(t, admin.Config{Bootstrap: cluster.ListenAddrs()})
+			c := newFetcher(t, admin.Config{Brokers: cluster.ListenAddrs()})
 			end, err := c.ListOffsets(testContext(t), "v", []int32{0}, protocol.ListOffsetsLatest, protocol.IsolationReadCommitted)
 			require.NoError(t, err)
 			got := readAll(t, c, "v", protocol.IsolationReadCommitted, 1<<20, end[0])

@@ -1,22 +1,38 @@
-package admin
+package fetcher
 
 import (
 	"context"
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
+	"github.com/kproduce/kproduce/pkg/admin"
 	"github.com/kproduce/kproduce/pkg/fetch"
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
-// DefaultFetchMaxBytes is FetchOptions.MaxBytes when 0.
-const DefaultFetchMaxBytes = 1 << 20
+// Fetcher reads records back over an admin.Client's connections. It is
+// safe for concurrent use; calls run one at a time.
+type Fetcher struct {
+	client *admin.Client
+	mu     sync.Mutex                                 // serialises the calls, and guards topics
+	topics map[string]*protocol.MetadataResponseTopic // the metadata of the topics read, refreshed on demand
+}
+
+// New returns a Fetcher over client's connections; closing client ends
+// it.
+func New(client *admin.Client) *Fetcher {
+	return &Fetcher{client: client, topics: make(map[string]*protocol.MetadataResponseTopic)}
+}
+
+// DefaultMaxBytes is Options.MaxBytes when 0.
+const DefaultMaxBytes = 1 << 20
 
 // fetchResponseMaxBytes is the MaxBytes of a Fetch request, which bounds
 // the whole response: Java's fetch.max.bytes default. The partition's
-// limit (FetchOptions.MaxBytes) is what binds; a response limit no larger
+// limit (Options.MaxBytes) is what binds; a response limit no larger
 // than it makes kfake leave out the partition's aborted transactions.
 const fetchResponseMaxBytes = 50 << 20
 
@@ -27,23 +43,20 @@ const fetchResponseMaxBytes = 50 << 20
 // protocol.IsolationReadCommitted the latest offset is the last stable
 // offset: below it every transaction has ended. Leader changes and other
 // retriable errors are retried until ctx ends.
-func (c *Client) ListOffsets(ctx context.Context, topic string, partitions []int32, timestamp int64, isolation int8) (map[int32]int64, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil, ErrClosed
-	}
+func (f *Fetcher) ListOffsets(ctx context.Context, topic string, partitions []int32, timestamp int64, isolation int8) (map[int32]int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	out := make(map[int32]int64, len(partitions))
 	todo := slices.Clone(partitions)
-	retry := &partitionRetry{c: c, topic: topic}
+	retry := &partitionRetry{f: f, topic: topic}
 	for {
-		byLeader, err := c.groupByLeader(ctx, retry, todo)
+		byLeader, err := f.groupByLeader(ctx, retry, todo)
 		if err != nil {
 			return nil, fmt.Errorf("list offsets of %s: %w", topic, err)
 		}
 		todo = todo[:0]
 		for _, node := range slices.Sorted(maps.Keys(byLeader)) {
-			failed, err := c.listOffsetsFrom(ctx, retry, node, byLeader[node], timestamp, isolation, out)
+			failed, err := f.listOffsetsFrom(ctx, retry, node, byLeader[node], timestamp, isolation, out)
 			if err != nil {
 				return nil, fmt.Errorf("list offsets of %s: %w", topic, err)
 			}
@@ -60,7 +73,7 @@ func (c *Client) ListOffsets(ctx context.Context, topic string, partitions []int
 
 // groupByLeader maps each leader to the partitions it leads; partitions
 // without a leader yet are left out (retried).
-func (c *Client) groupByLeader(ctx context.Context, retry *partitionRetry, partitions []int32) (map[int32][]int32, error) {
+func (f *Fetcher) groupByLeader(ctx context.Context, retry *partitionRetry, partitions []int32) (map[int32][]int32, error) {
 	out := make(map[int32][]int32)
 	for _, p := range partitions {
 		node, _, ok, err := retry.leader(ctx, p)
@@ -76,15 +89,15 @@ func (c *Client) groupByLeader(ctx context.Context, retry *partitionRetry, parti
 
 // listOffsetsFrom asks node for the offsets of its partitions, storing them
 // in out, and returns the partitions to retry.
-func (c *Client) listOffsetsFrom(ctx context.Context, retry *partitionRetry, node int32, partitions []int32,
+func (f *Fetcher) listOffsetsFrom(ctx context.Context, retry *partitionRetry, node int32, partitions []int32,
 	timestamp int64, isolation int8, out map[int32]int64) (failed []int32, err error) {
 	req := &protocol.ListOffsetsRequest{ReplicaID: protocol.ConsumerReplicaID, IsolationLevel: isolation,
-		TimeoutMs: int32(c.reqTTL / time.Millisecond), Topics: []protocol.ListOffsetsRequestTopic{{Name: retry.topic}}}
+		TimeoutMs: int32(f.client.RequestTimeout() / time.Millisecond), Topics: []protocol.ListOffsetsRequestTopic{{Name: retry.topic}}}
 	for _, p := range partitions {
 		req.Topics[0].Partitions = append(req.Topics[0].Partitions,
 			protocol.ListOffsetsRequestPartition{PartitionIndex: p, CurrentLeaderEpoch: -1, Timestamp: timestamp})
 	}
-	resp, err := c.nodeRequest(ctx, node, req)
+	resp, err := f.client.Request(ctx, node, req)
 	if err != nil {
 		return nil, err
 	}
@@ -113,8 +126,8 @@ func (c *Client) listOffsetsFrom(ctx context.Context, retry *partitionRetry, nod
 	return failed, nil
 }
 
-// FetchOptions say what Fetch reads.
-type FetchOptions struct {
+// Options say what Fetch reads.
+type Options struct {
 	Topic     string
 	Partition int32
 	Offset    int64
@@ -123,7 +136,7 @@ type FetchOptions struct {
 	// protocol.IsolationReadUncommitted.
 	Isolation int8
 	// MaxBytes bounds the response (at least one whole batch is returned
-	// whatever its size); 0 means DefaultFetchMaxBytes.
+	// whatever its size); 0 means DefaultMaxBytes.
 	MaxBytes int32
 	// MaxWait is how long the broker may wait for a first record when
 	// there is none at Offset yet.
@@ -140,18 +153,15 @@ type FetchOptions struct {
 // fetch next; no records and an unchanged offset mean there was nothing
 // to read within opts.MaxWait. OFFSET_OUT_OF_RANGE and other permanent
 // errors are returned; leader changes are retried until ctx ends.
-func (c *Client) Fetch(ctx context.Context, opts FetchOptions) (*fetch.Partition, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil, ErrClosed
-	}
+func (f *Fetcher) Fetch(ctx context.Context, opts Options) (*fetch.Partition, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = DefaultFetchMaxBytes
+		opts.MaxBytes = DefaultMaxBytes
 	}
-	retry := &partitionRetry{c: c, topic: opts.Topic}
+	retry := &partitionRetry{f: f, topic: opts.Topic}
 	for {
-		got, err := c.fetchOnce(ctx, retry, &opts)
+		got, err := f.fetchOnce(ctx, retry, &opts)
 		if err != nil || got != nil {
 			if err != nil {
 				err = fmt.Errorf("fetch %s/%d at offset %d: %w", opts.Topic, opts.Partition, opts.Offset, err)
@@ -166,7 +176,7 @@ func (c *Client) Fetch(ctx context.Context, opts FetchOptions) (*fetch.Partition
 
 // fetchOnce sends one Fetch to the partition's leader. It returns nil and
 // no error when the attempt must be retried.
-func (c *Client) fetchOnce(ctx context.Context, retry *partitionRetry, opts *FetchOptions) (*fetch.Partition, error) {
+func (f *Fetcher) fetchOnce(ctx context.Context, retry *partitionRetry, opts *Options) (*fetch.Partition, error) {
 	node, topicID, ok, err := retry.leader(ctx, opts.Partition)
 	if err != nil || !ok {
 		return nil, err
@@ -176,7 +186,7 @@ func (c *Client) fetchOnce(ctx context.Context, retry *partitionRetry, opts *Fet
 		Topics: []protocol.FetchRequestTopic{{Name: opts.Topic, TopicID: topicID, Partitions: []protocol.FetchRequestPartition{{
 			Partition: opts.Partition, CurrentLeaderEpoch: -1, FetchOffset: opts.Offset, LastFetchedEpoch: -1,
 			LogStartOffset: -1, PartitionMaxBytes: opts.MaxBytes}}}}}
-	resp, err := c.nodeRequest(ctx, node, req)
+	resp, err := f.client.Request(ctx, node, req)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package admin
+package fetcher
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kproduce/kproduce/pkg/admin"
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
@@ -19,7 +20,7 @@ const retryBackoff = 100 * time.Millisecond
 // metadata refresh when the error says the metadata is stale) until ctx
 // ends; the call then fails with the last of them.
 type partitionRetry struct {
-	c       *Client
+	f       *Fetcher
 	topic   string
 	lastErr error // the last retriable error, for the error of a call that gives up
 	refresh bool  // the next attempt refreshes the topic's metadata first
@@ -27,32 +28,48 @@ type partitionRetry struct {
 
 // leader returns the leader of partition, fetching the topic's metadata
 // when it is unknown or stale. ok is false when the partition has no
-// leader yet (retry).
+// leader yet (retry). f.mu must be held.
 func (r *partitionRetry) leader(ctx context.Context, partition int32) (node int32, topicID [16]byte, ok bool, err error) {
-	cluster := r.c.md.Fetch()
-	t, known := cluster.Topic(r.topic)
+	t, known := r.f.topics[r.topic]
 	if !known || r.refresh {
-		if _, err := r.c.metadataLocked(ctx, []string{r.topic}); err != nil {
+		if t, err = r.f.topicMetadata(ctx, r.topic); err != nil {
 			return 0, topicID, false, err
 		}
 		r.refresh = false
-		cluster = r.c.md.Fetch()
-		t, known = cluster.Topic(r.topic)
 	}
-	if !known {
+	if t == nil {
 		return 0, topicID, false, fmt.Errorf("topic %s is missing from the metadata", r.topic)
 	}
-	if t.Err != nil {
-		return 0, t.ID, false, r.retriable(fmt.Errorf("topic %s: %w", r.topic, t.Err))
+	if terr := protocol.ErrorForCode(t.ErrorCode); terr != nil {
+		return 0, t.TopicID, false, r.retriable(fmt.Errorf("topic %s: %w", r.topic, terr))
 	}
-	node, ok = cluster.LeaderFor(r.topic, partition)
-	if !ok {
-		if _, exists := cluster.Partition(r.topic, partition); !exists {
-			return 0, t.ID, false, fmt.Errorf("topic %s has no partition %d (%d partitions)", r.topic, partition, len(t.Partitions))
+	for _, p := range t.Partitions {
+		if p.PartitionIndex != partition {
+			continue
 		}
-		return 0, t.ID, false, r.retriable(fmt.Errorf("%s/%d: %w", r.topic, partition, protocol.ErrLeaderNotAvailable))
+		if p.LeaderID < 0 {
+			return 0, t.TopicID, false, r.retriable(fmt.Errorf("%s/%d: %w", r.topic, partition, protocol.ErrLeaderNotAvailable))
+		}
+		return p.LeaderID, t.TopicID, true, nil
 	}
-	return node, t.ID, true, nil
+	return 0, t.TopicID, false, fmt.Errorf("topic %s has no partition %d (%d partitions)", r.topic, partition, len(t.Partitions))
+}
+
+// topicMetadata fetches the metadata of topic and keeps it; nil when the
+// cluster does not list it. f.mu must be held.
+func (f *Fetcher) topicMetadata(ctx context.Context, topic string) (*protocol.MetadataResponseTopic, error) {
+	md, err := f.client.Metadata(ctx, []string{topic})
+	if err != nil {
+		return nil, err
+	}
+	for i := range md.Topics {
+		if t := &md.Topics[i]; t.Name != nil && *t.Name == topic {
+			f.topics[topic] = t
+			return t, nil
+		}
+	}
+	delete(f.topics, topic)
+	return nil, nil
 }
 
 // retriable records err when it is a retriable Kafka error, returning nil
@@ -79,36 +96,8 @@ func (r *partitionRetry) wait(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		if r.lastErr != nil {
-			return fmt.Errorf("%w: still failing when the deadline came: %w", ErrUnreachable, r.lastErr)
+			return fmt.Errorf("%w: still failing when the deadline came: %w", admin.ErrUnreachable, r.lastErr)
 		}
 		return ctx.Err()
 	}
-}
-
-// metadataLocked is Metadata with c.mu held.
-func (c *Client) metadataLocked(ctx context.Context, topics []string) (*protocol.MetadataResponse, error) {
-	req := &protocol.MetadataRequest{}
-	if topics != nil {
-		req.Topics = make([]protocol.MetadataRequestTopic, len(topics))
-		for i := range topics {
-			req.Topics[i].Name = &topics[i]
-		}
-	}
-	resp, err := c.roundTrip(ctx, c.leastLoaded, req)
-	if err != nil {
-		return nil, fmt.Errorf("metadata: %w", err)
-	}
-	md := resp.(*protocol.MetadataResponse)
-	c.md.Update(md, c.clock.Now()) // later calls know the brokers it lists
-	return md, nil
-}
-
-// nodeRequest sends req to node and returns the response, failing with the
-// request's name.
-func (c *Client) nodeRequest(ctx context.Context, node int32, req protocol.Request) (protocol.Response, error) {
-	resp, err := c.roundTrip(ctx, c.fixed(node), req)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", req.Key(), err)
-	}
-	return resp, nil
 }
