@@ -79,3 +79,16 @@ func TestLayeredImports(t *testing.T) {
 		}
 	})
 }
+
+// TestBinaryLinksNoGenerators keeps what only the docs generator needs out
+// of the kproduce binary: cobra's doc package and the Markdown renderer
+// below it cost every run their package initialisation.
+func TestBinaryLinksNoGenerators(t *testing.T) {
+	noteSources(t)
+	for _, d := range deps(t, "cmd/kproduce") {
+		for _, m := range []string{"github.com/spf13/cobra/doc", "github.com/cpuguy83/go-md2man", "github.com/russross/blackfriday",
+			module + "/internal/cli/docgen"} {
+			assert.False(t, d == m || strings.HasPrefix(d, m+"/"), "kproduce links %s", d)
+		}
+	}
+}
