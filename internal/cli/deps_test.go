@@ -21,7 +21,7 @@ const module = "github.com/kproduce/kproduce"
 // it.
 func noteSources(t *testing.T) {
 	t.Helper()
-	for _, dir := range []string{"../../internal", "../../pkg"} {
+	for _, dir := range []string{"../../cmd", "../../internal", "../../pkg"} {
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
 				return err
