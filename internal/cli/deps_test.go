@@ -21,7 +21,7 @@ const module = "github.com/kproduce/kproduce"
 // it.
 func noteSources(t *testing.T) {
 	t.Helper()
-	for _, dir := range []string{"../../internal", "../../pkg"} {
+	for _, dir := range []string{"../../cmd", "../../internal", "../../pkg"} {
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
 				return err
@@ -78,4 +78,17 @@ func TestLayeredImports(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestBinaryLinksNoGenerators keeps what only the docs generator needs out
+// of the kproduce binary: cobra's doc package and the Markdown renderer
+// below it cost every run their package initialisation.
+func TestBinaryLinksNoGenerators(t *testing.T) {
+	noteSources(t)
+	for _, d := range deps(t, "cmd/kproduce") {
+		for _, m := range []string{"github.com/spf13/cobra/doc", "github.com/cpuguy83/go-md2man", "github.com/russross/blackfriday",
+			module + "/internal/cli/docgen"} {
+			assert.False(t, d == m || strings.HasPrefix(d, m+"/"), "kproduce links %s", d)
+		}
+	}
 }

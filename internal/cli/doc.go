@@ -1,7 +1,9 @@
 // Package cli assembles kproduce's command line: the produce command at
 // the root (internal/cli/producecmd), the subcommands (metadatacmd,
-// checkcmd), completion and the generated reference pages. Execute runs
-// it and returns the exit status; only main exits.
+// checkcmd, configcmd, versioncmd) and completion. Execute runs it and
+// returns the exit status; only main exits. The reference pages are
+// generated from the same tree by internal/cli/docgen, which only the
+// generator and its test import: the binary links no doc generator.
 //
 // The packages below import one way:
 //

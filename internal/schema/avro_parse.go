@@ -4,12 +4,21 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
-// avroNamePattern is what an Avro name (of a type, a field, a symbol) is.
-var avroNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// isAvroName reports whether s is an Avro name (of a type, a field, a
+// symbol): [A-Za-z_][A-Za-z0-9_]*.
+func isAvroName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '_'
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // primitiveKind returns the kind of a primitive type's name.
 func primitiveKind(name string) (avroKind, bool) {
@@ -168,7 +177,7 @@ func (c *avroCompiler) define(o map[string]any, ns string, k avroKind) (*avroNod
 	}
 	full := fullName(name, ns)
 	short := full[strings.LastIndexByte(full, '.')+1:]
-	if !avroNamePattern.MatchString(short) {
+	if !isAvroName(short) {
 		return nil, schemaErrorf("invalid name %q", name)
 	}
 	if _, dup := c.named[full]; dup {
@@ -215,7 +224,7 @@ func (c *avroCompiler) record(o map[string]any, ns string, depth int) (*avroNode
 	for i, raw := range fields {
 		f, ok := raw.(map[string]any)
 		name, _ := f["name"].(string)
-		if !ok || !avroNamePattern.MatchString(name) {
+		if !ok || !isAvroName(name) {
 			return nil, schemaErrorf("record %s: field %d needs a valid name", n.name, i+1)
 		}
 		if _, dup := n.fieldIndex[name]; dup {
@@ -264,7 +273,7 @@ func (c *avroCompiler) enum(o map[string]any, ns string) (*avroNode, error) {
 	n.symbolIndex = map[string]int{}
 	for i, s := range symbols {
 		sym, ok := s.(string)
-		if !ok || !avroNamePattern.MatchString(sym) {
+		if !ok || !isAvroName(sym) {
 			return nil, schemaErrorf("enum %s: invalid symbol %v", n.name, s)
 		}
 		if _, dup := n.symbolIndex[sym]; dup {

@@ -4,18 +4,22 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// protoPosition finds the (line L:C) position in protojson's errors.
-var protoPosition = regexp.MustCompile(`\(line (\d+):(\d+)\):?\s*`)
+// protoPosition finds the (line L:C) position in protojson's errors. It
+// is compiled when a record first fails, not at every start.
+var protoPosition = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\(line (\d+):(\d+)\):?\s*`)
+})
 
 // protoErrorPath returns the path of the JSON member at the position a
 // protojson error names ("" when it names none), and leaves the position
 // out of the message.
 func protoErrorPath(_ protoreflect.MessageDescriptor, text []byte, msg string) string {
-	m := protoPosition.FindStringSubmatch(msg)
+	m := protoPosition().FindStringSubmatch(msg)
 	if m == nil {
 		return ""
 	}
@@ -33,7 +37,7 @@ func protoErrorPath(_ protoreflect.MessageDescriptor, text []byte, msg string) s
 
 // cleanProtoMessage removes the position from a protojson error message.
 func cleanProtoMessage(msg string) string {
-	return strings.TrimSpace(protoPosition.ReplaceAllString(msg, ""))
+	return strings.TrimSpace(protoPosition().ReplaceAllString(msg, ""))
 }
 
 // offsetOf is the byte offset of a 1-based line and column, -1 when the

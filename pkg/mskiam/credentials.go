@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -150,8 +151,11 @@ func sleep(ctx context.Context, d time.Duration) error {
 // awsSuffixes are the DNS suffixes of the AWS partitions.
 var awsSuffixes = []string{".amazonaws.com", ".amazonaws.com.cn", ".amazonaws.eu", ".c2s.ic.gov", ".sc2s.sgov.gov", ".api.aws"}
 
-// regionRE is the shape of a region name (us-east-1, us-gov-west-1).
-var regionRE = regexp.MustCompile(`^[a-z]{2,}(-[a-z0-9]+)+-\d+$`)
+// regionRE is the shape of a region name (us-east-1, us-gov-west-1),
+// compiled when first needed.
+var regionRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[a-z]{2,}(-[a-z0-9]+)+-\d+$`)
+})
 
 // RegionFromHost is the region named in an AWS host name: the label
 // nearest the suffix that looks like a region
@@ -164,7 +168,7 @@ func RegionFromHost(host string) (string, bool) {
 			continue
 		}
 		for _, label := range slices.Backward(strings.Split(prefix, ".")) {
-			if regionRE.MatchString(label) {
+			if regionRE().MatchString(label) {
 				return label, true
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -55,15 +54,22 @@ type OAuthBearerMechanism struct {
 // Name returns "OAUTHBEARER".
 func (OAuthBearerMechanism) Name() string { return MechanismOAuthBearer }
 
-// extensionKeyRE is RFC 7628's key syntax; the values may hold any
-// printable character, space and tab.
-var extensionKeyRE = regexp.MustCompile(`^[A-Za-z]+$`)
+// isExtensionKey reports whether k has RFC 7628's key syntax (letters
+// only); the values may hold any printable character, space and tab.
+func isExtensionKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') {
+			return false
+		}
+	}
+	return k != ""
+}
 
 // CheckOAuthBearerExtensions checks extension names and values as RFC
 // 7628 and Kafka's broker require; the error names the bad extension.
 func CheckOAuthBearerExtensions(ext map[string]string) error {
 	for _, k := range slices.Sorted(maps.Keys(ext)) {
-		if !extensionKeyRE.MatchString(k) || k == "auth" {
+		if !isExtensionKey(k) || k == "auth" {
 			return fmt.Errorf("SASL extension name %q: want letters only, and not \"auth\"", k)
 		}
 		for _, r := range ext[k] {

@@ -84,6 +84,9 @@ func TestOAuthBearerExtensionsChecked(t *testing.T) {
 		"bad-name":     `SASL extension name "bad-name"`,
 		"logical1":     `SASL extension name "logical1"`,
 		"goodName\x01": `SASL extension name`,
+		"":             `SASL extension name ""`,
+		"caf\u00e9":    `SASL extension name "café"`,
+		"a[":           `SASL extension name "a["`,
 	} {
 		err := network.CheckOAuthBearerExtensions(map[string]string{ext: "v"})
 		require.Error(t, err)

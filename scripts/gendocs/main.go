@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/kproduce/kproduce/internal/cli"
+	"github.com/kproduce/kproduce/internal/cli/docgen"
 )
 
 func main() {
 	out := flag.String("out", "docs", "`directory` to write reference/ and man/ into")
 	flag.Parse()
-	if err := cli.GenerateDocs(*out); err != nil {
+	if err := docgen.GenerateDocs(*out); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

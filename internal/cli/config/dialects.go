@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 
@@ -22,8 +23,10 @@ import (
 // (KIP-1147): line reader properties only.
 const flagReaderProperty = "reader-property"
 
-// flagAliases maps other tools' long flag names onto kproduce's.
-func flagAliases() map[string]string {
+// flagAliases maps other tools' long flag names onto kproduce's. The map
+// is built once, when first asked for: pflag normalises every flag name it
+// defines or looks up, hundreds of times a run.
+var flagAliases = sync.OnceValue(func() map[string]string {
 	return map[string]string{
 		"bootstrap-server":           "brokers",         // kafka-console-producer
 		"broker-list":                "brokers",         // kafka-console-producer (deprecated)
@@ -41,7 +44,7 @@ func flagAliases() map[string]string {
 		"schema-type":                "value-type",      // rpk topic produce
 		"schema-key-type":            "key-type",        // rpk topic produce
 	}
-}
+})
 
 // AliasNames are the other tools' long flag names that kproduce takes as
 // another name of one of its flags.

@@ -1,4 +1,4 @@
-package cli
+package docgen
 
 import (
 	"os"
@@ -16,7 +16,7 @@ func TestDocsAreCurrent(t *testing.T) {
 	require.NoError(t, GenerateDocs(dir))
 	for _, sub := range []string{"reference", "man"} {
 		want := readDir(t, filepath.Join(dir, sub))
-		got := readDir(t, filepath.Join("..", "..", "docs", sub))
+		got := readDir(t, filepath.Join("..", "..", "..", "docs", sub))
 		require.NotEmpty(t, want)
 		for name, text := range want {
 			assert.Equal(t, text, got[name], "docs/%s/%s is stale: run go generate ./internal/cli", sub, name)

@@ -1,4 +1,4 @@
-package cli
+package docgen
 
 import (
 	"fmt"
@@ -11,10 +11,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
+	"github.com/kproduce/kproduce/internal/cli"
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 )
-
-//go:generate go run ../../scripts/gendocs -out ../../docs
 
 // manDate is the date the man pages carry. It is fixed, so that the pages
 // change only when the commands do; raise it with a release.
@@ -24,7 +23,7 @@ var manDate = time.Date(2026, time.December, 1, 0, 0, 0, 0, time.UTC)
 // from the command tree: Markdown under dir/reference and man pages under
 // dir/man. Files already there are replaced.
 func GenerateDocs(dir string) error {
-	root := NewRootCommand(cmdutil.Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
+	root := cli.NewRootCommand(cmdutil.Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
 	disableAutoGenTags(root)
 	md := filepath.Join(dir, "reference")
 	man := filepath.Join(dir, "man")
