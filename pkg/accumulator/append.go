@@ -111,7 +111,7 @@ func (a *Accumulator) appendLocked(dq *deque, r *appendRequest, rec *Record, tai
 				a.pool.release(last.buf)
 				last.buf = buf
 			}
-			last.appendRecord(rec, body, r)
+			last.appendRecord(rec, r)
 			return AppendResult{BatchIsFull: dq.len() > 1 || last.isFull(a.limit)}, 0
 		}
 		last.appendsClosed = true
@@ -127,7 +127,7 @@ func (a *Accumulator) appendLocked(dq *deque, r *appendRequest, rec *Record, tai
 	}
 	b := a.newBatchLocked(r.tp, buf, rec.Timestamp, r.now, a.nextID)
 	a.nextID++
-	b.appendRecord(rec, b.recordBodySize(rec.Timestamp, tail), r)
+	b.appendRecord(rec, r)
 	if own > a.limit {
 		b.appendsClosed = true // an oversized record travels alone
 	}

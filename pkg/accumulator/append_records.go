@@ -126,12 +126,14 @@ func (a *Accumulator) appendFitting(b *Batch, recs []Record, r *appendRequest) i
 	n := len(recs)
 	for i := range recs {
 		rec := &recs[i]
-		body := b.recordBodySize(rec.Timestamp, protocol.RecordTailSize(rec.Key, rec.Value, rec.Headers))
-		if len(b.buf)+protocol.VarintLen(int32(body))+body > limit {
+		delta := rec.Timestamp - b.baseTimestamp
+		buf, ok := protocol.AppendRecordWithin(b.buf, limit, int32(b.count), delta, rec.Key, rec.Value, rec.Headers)
+		if !ok {
 			n = i
 			break
 		}
-		b.encodeRecord(rec, body)
+		b.buf = buf
+		b.noteRecord(rec.Timestamp, delta)
 	}
 	b.comps.addRun(r.call, r.owner, recs[:n], b.baseTimestamp)
 	return n

@@ -137,26 +137,24 @@ func (b *Batch) recordBodySize(timestamp int64, tail int) int {
 	return protocol.RecordBodySizeOf(int32(b.count), timestamp-b.baseTimestamp, tail)
 }
 
-// appendRecord encodes a record of the given body size at the end of the
-// buffer, which has room, for the append call r, and adds it to the
-// completion list. The record's offset delta is its index.
-func (b *Batch) appendRecord(rec *Record, bodySize int, r *appendRequest) {
-	delta := b.encodeRecord(rec, bodySize)
+// appendRecord encodes a record at the end of the buffer, which the caller
+// gave room for it, for the append call r, and adds it to the completion
+// list. The record's offset delta is its index.
+func (b *Batch) appendRecord(rec *Record, r *appendRequest) {
+	delta := rec.Timestamp - b.baseTimestamp
+	b.buf = protocol.AppendRecord(b.buf, int32(b.count), delta, rec.Key, rec.Value, rec.Headers)
+	b.noteRecord(rec.Timestamp, delta)
 	b.comps.add(r.call, r.owner, rec.Ref, int32(delta))
 }
 
-// encodeRecord encodes a record of the given body size at the end of the
-// buffer, which has room, and returns its timestamp delta; the caller adds
-// it to the completion list.
-func (b *Batch) encodeRecord(rec *Record, bodySize int) int64 {
-	delta := rec.Timestamp - b.baseTimestamp
-	b.buf = protocol.AppendRecordOfSize(b.buf, bodySize, int32(b.count), delta, rec.Key, rec.Value, rec.Headers)
+// noteRecord counts a record just encoded, of the given timestamp and
+// timestamp delta.
+func (b *Batch) noteRecord(timestamp, delta int64) {
 	if delta != int64(int32(delta)) {
 		b.wideTimestamps = true
 	}
 	b.count++
-	b.maxTimestamp = max(b.maxTimestamp, rec.Timestamp)
-	return delta
+	b.maxTimestamp = max(b.maxTimestamp, timestamp)
 }
 
 // header is the batch header for the current records and producer state.

@@ -5,7 +5,7 @@
 // the records of aborted transactions dropped using the response's list
 // of aborted transactions.
 //
-// It does no I/O; pkg/admin sends the Fetch requests and hands each
+// It does no I/O; pkg/fetcher sends the Fetch requests and hands each
 // partition's data here. It lives apart from pkg/protocol, which stays the
 // wire format: what to keep of a partition's batches is the consumer's
 // logic, not the format's (in Kafka it is clients/consumer/internals, not

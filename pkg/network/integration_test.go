@@ -86,9 +86,17 @@ func (rc *realClient) waitTopic(topic string, partitions int) *network.Cluster {
 }
 
 // ready waits until node is ready.
-func (rc *realClient) ready(node int32) {
+// ready polls until node is ready and returns the instant it was: send
+// at that instant, as the Sender does (a connection ready now may be due
+// for re-authentication a moment later).
+func (rc *realClient) ready(node int32) time.Time {
 	rc.t.Helper()
-	rc.pollUntil(fmt.Sprintf("node %d ready", node), func() bool { return rc.c.Ready(node, time.Now()) })
+	var now time.Time
+	rc.pollUntil(fmt.Sprintf("node %d ready", node), func() bool {
+		now = time.Now()
+		return rc.c.Ready(node, now)
+	})
+	return now
 }
 
 // waitResponses polls until n responses arrived.
@@ -108,9 +116,9 @@ func (rc *realClient) waitResponses(n int) []*network.ClientResponse {
 // sendAndWait sends body to node and waits for its response.
 func (rc *realClient) sendAndWait(node int32, body protocol.Request, timeout time.Duration) *network.ClientResponse {
 	rc.t.Helper()
-	rc.ready(node)
-	req := rc.c.NewClientRequest(node, body, time.Now(), true, timeout, nil)
-	require.NoError(rc.t, rc.c.Send(req, time.Now()))
+	now := rc.ready(node)
+	req := rc.c.NewClientRequest(node, body, now, true, timeout, nil)
+	require.NoError(rc.t, rc.c.Send(req, now))
 	resp := rc.waitResponses(1)[0]
 	require.Same(rc.t, req, resp.Request)
 	return resp
@@ -169,9 +177,9 @@ func (rc *realClient) produceToLeaders(cluster *network.Cluster, topic string, b
 	}
 	acked := 0
 	for leader, body := range byLeader {
-		rc.ready(leader)
-		req := rc.c.NewClientRequest(leader, body, time.Now(), true, 0, leader)
-		require.NoError(rc.t, rc.c.Send(req, time.Now()))
+		now := rc.ready(leader)
+		req := rc.c.NewClientRequest(leader, body, now, true, 0, leader)
+		require.NoError(rc.t, rc.c.Send(req, now))
 	}
 	for _, resp := range rc.waitResponses(len(byLeader)) {
 		require.NoError(rc.t, resp.Err)

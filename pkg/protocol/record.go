@@ -1,5 +1,7 @@
 package protocol
 
+import "math"
+
 // Header is a record header. A nil Value is a null header value.
 type Header struct {
 	Key   string
@@ -25,8 +27,16 @@ func RecordBodySize(offsetDelta int32, timestampDelta int64, key, value []byte, 
 // RecordTailSize is the encoded size of a record's key, value and headers:
 // the part of its body that does not depend on its place in a batch.
 func RecordTailSize(key, value []byte, headers []Header) int {
-	n := nullableVarBytesLen(key) + nullableVarBytesLen(value)
-	n += VarintLen(int32(len(headers)))
+	n := nullableVarBytesLen(key) + nullableVarBytesLen(value) + 1 // a count below 64 takes a byte
+	if len(headers) > 0 {
+		n += headersSize(headers) - 1
+	}
+	return n
+}
+
+// headersSize is the encoded size of headers, their count included.
+func headersSize(headers []Header) int {
+	n := VarintLen(int32(len(headers)))
 	for _, h := range headers {
 		n += VarintLen(int32(len(h.Key))) + len(h.Key) + nullableVarBytesLen(h.Value)
 	}
@@ -45,25 +55,33 @@ func RecordSize(offsetDelta int32, timestampDelta int64, key, value []byte, head
 }
 
 // AppendRecord appends one length-prefixed record (attributes 0) to b. It
-// is the hot path of the producer: it encodes in place with no allocation
-// beyond growing b.
+// encodes in place with no allocation beyond growing b.
 func AppendRecord(b []byte, offsetDelta int32, timestampDelta int64, key, value []byte, headers []Header) []byte {
-	body := RecordBodySize(offsetDelta, timestampDelta, key, value, headers)
-	return AppendRecordOfSize(b, body, offsetDelta, timestampDelta, key, value, headers)
+	b, _ = AppendRecordWithin(b, math.MaxInt, offsetDelta, timestampDelta, key, value, headers)
+	return b
 }
 
-// AppendRecordOfSize is AppendRecord for a caller that already computed
-// the record's RecordBodySize. It writes in place (b grows once if
-// needed): it is the producer's per-record encoding.
-func AppendRecordOfSize(b []byte, bodySize int, offsetDelta int32, timestampDelta int64, key, value []byte, headers []Header) []byte {
+// AppendRecordWithin is AppendRecord unless b would then be longer than
+// limit: then it returns b unchanged and false. It is the producer's
+// per-record encoding: the size computed and the record written in one
+// call, in place (b grows once if needed).
+func AppendRecordWithin(b []byte, limit int, offsetDelta int32, timestampDelta int64, key, value []byte, headers []Header) ([]byte, bool) {
+	// RecordBodySize, written out so that it compiles inline.
+	body := 2 + VarlongLen(timestampDelta) + VarintLen(offsetDelta) + nullableVarBytesLen(key) + nullableVarBytesLen(value)
+	if len(headers) > 0 {
+		body += headersSize(headers) - 1
+	}
 	n := len(b)
-	total := VarintLen(int32(bodySize)) + bodySize
+	total := VarintLen(int32(body)) + body
+	if n+total > limit {
+		return b, false
+	}
 	if cap(b)-n < total {
 		b = append(b, make([]byte, total)...)[:n]
 	}
 	b = b[:n+total]
 	w := b[n:]
-	i := putUvarint(w, 0, zigzag64(int64(bodySize)))
+	i := putUvarint(w, 0, zigzag64(int64(body)))
 	w[i] = 0 // record attributes: unused
 	i = putUvarint(w, i+1, zigzag64(timestampDelta))
 	i = putUvarint(w, i, zigzag64(int64(offsetDelta)))
@@ -75,7 +93,7 @@ func AppendRecordOfSize(b []byte, bodySize int, offsetDelta int32, timestampDelt
 		i += copy(w[i:], h.Key)
 		i = putNullableVarBytes(w, i, h.Value)
 	}
-	return b
+	return b, true
 }
 
 // zigzag64 is v in zig-zag form.
