@@ -47,14 +47,19 @@ func (p *Producer) ProduceBatch(ctx context.Context, recs []*Record, promise fun
 	return p.produce(ctx, recs, nil, batchPromise(promise), promise)
 }
 
-// produce is ProduceBatch, and Produce with own set: then recs is own
-// alone, and own itself is the record's reference in its batch.
+// produce is ProduceBatch, and Produce with own set and recs nil: own is
+// then the one record, and its own reference in its batch.
 func (p *Producer) produce(ctx context.Context, recs []*Record, own *Record, owner any, promise func(*Record, error)) (int, error) {
 	if err := p.checkAccepting(); err != nil {
 		return 0, err
 	}
 	sc := p.scratch.Get().(*batchScratch)
 	defer p.scratch.Put(sc)
+	if own != nil {
+		sc.one[0] = own // not a slice of Produce's own: it would escape, an allocation a record
+		recs = sc.one[:]
+		defer func() { sc.one[0] = nil }()
+	}
 	b := batchSend{p: p, sc: sc, owner: owner, promise: promise, recs: recs, own: own,
 		waits: p.waits.Load(), now: p.clock.Now()}
 	for i := 0; i < len(recs); {
@@ -121,6 +126,7 @@ type batchScratch struct {
 	index   []int                // the index in the run of each of recs
 	parts   []int32              // the partition of each record of the run, -1 when refused
 	offsets []int                // per partition, where its records start in recs
+	one     [1]*Record           // Produce's record, as a batch of one
 }
 
 func newBatchScratch() any { return new(batchScratch) }

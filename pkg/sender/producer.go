@@ -171,12 +171,11 @@ func (p *Producer) Produce(ctx context.Context, r *Record, promise func(*Record,
 	if promise == nil {
 		promise = func(*Record, error) {}
 	}
-	one := [1]*Record{r}
 	var err error
 	if p.dry != nil {
-		_, err = p.dry.produce(ctx, p, one[:], promise)
+		_, err = p.dry.produce(ctx, p, []*Record{r}, promise)
 	} else {
-		_, err = p.produce(ctx, one[:], r, producePromise(promise), promise)
+		_, err = p.produce(ctx, nil, r, producePromise(promise), promise)
 	}
 	if err != nil {
 		r.Offset = -1
