@@ -46,6 +46,8 @@ func secretCases(latin1 bool) []secretCase {
 			value = `org.apache.kafka.common.security.plain.PlainLoginModule required username="` + user + `" password="` + secret + `";`
 		case name == "basic.auth.user.info":
 			value = "user:" + secret // USER:PASSWORD
+		case javaprops.SecrecyOf(name) == javaprops.URLPasswords:
+			value = "https://" + user + ":" + secret + "@idp.example/token"
 		}
 		cases = append(cases, secretCase{name: name, value: value, secret: secret})
 	}
@@ -110,7 +112,7 @@ func TestSecretsNeverShown(t *testing.T) {
 							t.Errorf("%s: kproduce %q shows the secret:\n%s%s", what, args, r.stdout, r.stderr)
 						}
 						if what == "config" && a.commandLine && !strings.Contains(r.stdout, sc.name+"="+javaprops.Redacted) &&
-							!strings.Contains(r.stdout, `password="`+javaprops.Redacted+`"`) {
+							!strings.Contains(r.stdout, `password="`+javaprops.Redacted+`"`) && !strings.Contains(r.stdout, ":"+javaprops.Redacted+"@") {
 							t.Errorf("%s: kproduce %q does not show the property redacted:\n%s%s", what, args, r.stdout, r.stderr)
 						}
 					}

@@ -92,11 +92,11 @@ func (r *resolver) displayValue(spec optionSpec) string {
 			}
 		}
 		s = strings.Join(l, ",")
-		if spec.Name == "schema-registry" {
-			s = javaprops.RedactURLs(s)
-		}
 	} else {
 		s, _ = toString(v)
+	}
+	if spec.URLs {
+		s = javaprops.RedactURLs(s)
 	}
 	if spec.Secret && s != "" {
 		return javaprops.Redacted

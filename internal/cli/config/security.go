@@ -194,7 +194,7 @@ func (s *SecurityOptions) logFields() map[string]any {
 		f["kerberos_keytab"], f["kerberos_ccache"], f["kerberos_config"] = k.KeytabFile, k.CCacheFile, k.ConfigFile
 	case network.MechanismOAuthBearer:
 		f["sasl_mechanism"], f["oauth_token_source"] = s.SASLMechanism, s.OAuth.source()
-		f["oauth_token_endpoint"], f["oauth_client_id"], f["oauth_scope"] = s.OAuth.TokenEndpoint, s.OAuth.ClientID, s.OAuth.Scope
+		f["oauth_token_endpoint"], f["oauth_client_id"], f["oauth_scope"] = javaprops.RedactURLs(s.OAuth.TokenEndpoint), s.OAuth.ClientID, s.OAuth.Scope
 		f["oauth_extensions"] = s.OAuth.Extensions
 	case mskiam.Name:
 		f["sasl_mechanism"], f["aws_region"], f["aws_profile"], f["aws_role_arn"] = s.SASLMechanism, s.AWS.Region, s.AWS.Profile, s.AWS.RoleARN

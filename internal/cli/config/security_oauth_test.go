@@ -156,6 +156,14 @@ func TestOAuthSecretsRedacted(t *testing.T) {
 	assert.Contains(t, byName["property"].Value, `clientSecret="[redacted]"`)
 	assert.Contains(t, byName["property"].Value, `sasl.oauthbearer.client.secret=[redacted]`)
 
+	// A password in the token endpoint's URL, given as a flag or a property.
+	byName = settings("--oauth-token-endpoint", "https://app:url-s3cret@idp/t", "--oauth-client-id", "app")
+	assert.Equal(t, "https://app:[redacted]@idp/t", byName["oauth-token-endpoint"].Value)
+	byName = settings("-X", "security.protocol=SASL_PLAINTEXT", "-X", "sasl.mechanism=OAUTHBEARER",
+		"-X", "sasl.oauthbearer.token.endpoint.url=https://app:url-s3cret@idp/t", "-X", "sasl.oauthbearer.client.id=app")
+	assert.Equal(t, "https://app:[redacted]@idp/t", byName["oauth-token-endpoint"].Value)
+	assert.Contains(t, byName["property"].Value, "sasl.oauthbearer.token.endpoint.url=https://app:[redacted]@idp/t")
+
 	d, _ := describe(t, "--sasl-token", "tok-s3cret")
 	for _, s := range d.Settings {
 		if s.Name == "sasl-token" {

@@ -37,6 +37,9 @@ type optionSpec struct {
 	// Secret options hold a password, a token or a client secret: kproduce
 	// config and the logs show them redacted, errors never quote them.
 	Secret bool
+	// URLs options hold URLs whose user information may hold a password:
+	// kproduce config and the logs show it redacted.
+	URLs bool
 }
 
 // optionSpecs lists every option in help order. In Usage, the back-quoted
@@ -62,7 +65,7 @@ func optionSpecs() []optionSpec {
 		{Name: "tombstone", Short: "Z", Default: "false", Kind: kindBool, Usage: "an empty value is sent as null (a tombstone), an empty key as a null key"},
 		{Name: "skip-empty", Default: "false", Kind: kindBool, Usage: "skip empty records (by default an empty line is an empty value)"},
 		{Name: "max-record-bytes", Default: "1MiB", Usage: "an input record larger than `bytes` fails on its own, as soon as it crosses the limit (at most --max-request-size and --buffer-memory)"},
-		{Name: "schema-registry", Kind: kindList, Usage: "Schema Registry `URL,...` (http://user:pass@host:8081; host:port is http): frame keys and values as Confluent's serializers do (see docs/schema-registry.md)"},
+		{Name: "schema-registry", Kind: kindList, URLs: true, Usage: "Schema Registry `URL,...` (http://user:pass@host:8081; host:port is http): frame keys and values as Confluent's serializers do (see docs/schema-registry.md)"},
 		{Name: "schema-registry-user", Secret: true, Usage: "Schema Registry basic auth `USER:PASSWORD` (better: KPRODUCE_SCHEMA_REGISTRY_USER)"},
 		{Name: "schema-registry-token", Secret: true, Usage: "Schema Registry bearer `token` (better: KPRODUCE_SCHEMA_REGISTRY_TOKEN)"},
 		{Name: "schema-registry-tls", Default: "false", Kind: kindBool, Usage: "https for Schema Registry hosts given without a scheme (implied by the other --schema-registry-* TLS options)"},
@@ -125,7 +128,7 @@ func optionSpecs() []optionSpec {
 		{Name: "sasl-password", Secret: true, Usage: "SASL `password` (better: KPRODUCE_SASL_PASSWORD or the config file)"},
 		{Name: "sasl-token", Secret: true, Usage: "OAUTHBEARER: a static bearer `token` (better: KPRODUCE_SASL_TOKEN, or --sasl-token-file)"},
 		{Name: "sasl-token-file", Usage: "OAUTHBEARER: `file` holding the token, read again at every authentication (a rotated Kubernetes service-account token)"},
-		{Name: "oauth-token-endpoint", Usage: "OAUTHBEARER: token endpoint `URL` of the OAuth client credentials grant (OIDC, Confluent Cloud, Keycloak, Okta, Azure AD)"},
+		{Name: "oauth-token-endpoint", URLs: true, Usage: "OAUTHBEARER: token endpoint `URL` of the OAuth client credentials grant (OIDC, Confluent Cloud, Keycloak, Okta, Azure AD)"},
 		{Name: "oauth-client-id", Usage: "OAUTHBEARER: client `id` for --oauth-token-endpoint"},
 		{Name: "oauth-client-secret", Secret: true, Usage: "OAUTHBEARER: client `secret` for --oauth-token-endpoint (better: KPRODUCE_OAUTH_CLIENT_SECRET or the config file)"},
 		{Name: "oauth-scope", Usage: "OAUTHBEARER: `scope` to ask the token endpoint for (space-separated)"},

@@ -88,6 +88,15 @@ func TestSecretsNeverShown(t *testing.T) {
 			"--oauth-client-id", "app", "--oauth-client-secret", "app-s3cret", "--oauth-scope", "kafka")
 		require.Equal(t, 0, res.Code, res.Stderr)
 		check(t, res)
+		// A password in the endpoint's URL (the client id and secret go in
+		// the Authorization header all the same).
+		withPassword := strings.Replace(e.issuer.TokenURL(), "://", "://app:url-s3cret@", 1)
+		res = run(t, strings.NewReader("a\n"), "-b", e.brokers(), "-t", "t", "--log-level", level, "--oauth-token-endpoint", withPassword,
+			"--oauth-client-id", "app", "--oauth-client-secret", "app-s3cret", "--oauth-scope", "kafka")
+		require.Equal(t, 0, res.Code, res.Stderr)
+		assert.Contains(t, res.Stderr, "app:[redacted]@", "the endpoint is logged")
+		assert.NotContains(t, res.Stderr, "url-s3cret")
+		check(t, res)
 	}
 	res := run(t, strings.NewReader("a\n"), "-b", e.brokers(), "-t", "t", "--dry-run", "--partitions", "3", "--sasl-token", token, "--log-level", "debug")
 	require.Equal(t, 0, res.Code, res.Stderr)
@@ -100,6 +109,12 @@ func TestSecretsNeverShown(t *testing.T) {
 	res = run(t, nil, "config", "-o", "json", "--sasl-token", token)
 	require.Equal(t, 0, res.Code, res.Stderr)
 	check(t, res)
+	for _, args := range [][]string{{"config"}, {"config", "--json"}} {
+		res = run(t, nil, append(args, "--oauth-token-endpoint", "https://app:url-s3cret@idp/token", "--oauth-client-id", "app", "--oauth-client-secret", "app-s3cret")...)
+		require.Equal(t, 0, res.Code, res.Stderr)
+		assert.NotContains(t, res.Stdout+res.Stderr, "url-s3cret")
+		assert.Contains(t, res.Stdout, "app:[redacted]@idp/token")
+	}
 }
 
 // kcat (librdkafka) is a client of the front as independent of kproduce

@@ -19,6 +19,10 @@ const (
 	// SecretOptions values are JAAS configurations: shown with the value
 	// of every secret option (password=, clientSecret=, ...) redacted.
 	SecretOptions
+	// URLPasswords values are URLs (a comma-separated list of them): shown
+	// with the password of their user information redacted
+	// (https://user:[redacted]@host/path).
+	URLPasswords
 )
 
 // SecrecyOf says whether the value of the property name is a secret. The
@@ -69,6 +73,8 @@ func RedactValue(name, value string) string {
 		return Redacted
 	case SecretOptions:
 		return RedactJAAS(value)
+	case URLPasswords:
+		return RedactURLs(value)
 	}
 	if p, ok := Lookup(name); ok && p.Schema {
 		return RedactURLs(value) // a registry URL may hold user:password

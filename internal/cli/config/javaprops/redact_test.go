@@ -66,6 +66,10 @@ func TestSecrecyOfTheTable(t *testing.T) {
 		assert.Equal(t, Redacted, RedactValue(name, "x"), name)
 	}
 	assert.Equal(t, SecretOptions, SecrecyOf("sasl.jaas.config"))
+	// A token endpoint's URL may hold a password in its user information.
+	assert.Equal(t, URLPasswords, SecrecyOf("sasl.oauthbearer.token.endpoint.url"))
+	assert.Equal(t, "https://app:"+Redacted+"@idp/token", RedactValue("sasl.oauthbearer.token.endpoint.url", "https://app:pw@idp/token"))
+	assert.Equal(t, "https://idp/token", RedactValue("sasl.oauthbearer.token.endpoint.url", "https://idp/token"))
 	for _, name := range []string{"bootstrap.servers", "tls.key", "ssl.key.location", "sasl.username", "user", "parse.key", "linger.ms"} {
 		assert.Equal(t, Public, SecrecyOf(name), name)
 		assert.Equal(t, "v", RedactValue(name, "v"), name)
@@ -92,8 +96,8 @@ func TestSecrecyOfUnknownNames(t *testing.T) {
 func TestSecretRowsLookSecret(t *testing.T) {
 	notSecret := map[string]bool{"tls.key": true, "ssl.key.location": true, "parse.key": true, "key.separator": true,
 		"key.serializer": true, "headers.key.separator": true, "ssl.ca.pem": true, "ssl.certificate.pem": true,
-		// OAUTHBEARER's endpoint and client id: a URL and a name, not secrets.
-		"sasl.oauthbearer.token.endpoint.url": true, "sasl.oauthbearer.client.credentials.client.id": true,
+		// OAUTHBEARER's client id: a name, not a secret.
+		"sasl.oauthbearer.client.credentials.client.id": true,
 		// The Schema Registry's: where credentials come from, the key's
 		// schema and subject, the path of the client key file.
 		"basic.auth.credentials.source": true, "bearer.auth.credentials.source": true, "key.schema": true,

@@ -68,8 +68,9 @@ type Setting struct {
 	// help and the tests.
 	Example string
 	// Secret says whether the value is a secret (a password, a key, a
-	// client secret, a token) or holds secrets (a JAAS configuration):
-	// every output redacts it (RedactValue). Mark every row of a secret.
+	// client secret, a token) or holds secrets (a JAAS configuration, a
+	// URL's password): every output redacts it (RedactValue). Mark every
+	// row of a secret.
 	Secret Secrecy
 	// Schema marks the Schema Registry properties: also line reader
 	// properties of Confluent's schema console producers.
@@ -221,7 +222,8 @@ func securityProperties() []Setting {
 		{Librdkafka: []string{"sasl.username"}, Kind: Security, Option: "sasl-username", Meaning: "SASL user name", Example: "alice"},
 		{Librdkafka: []string{"sasl.password"}, Kind: Security, Option: "sasl-password", Meaning: "SASL password", Example: "s3cret", Secret: Secret},
 		{Java: []string{"sasl.oauthbearer.token.endpoint.url"}, Librdkafka: []string{"sasl.oauthbearer.token.endpoint.url"}, Kind: Security,
-			Option: "oauth-token-endpoint", Meaning: "OAUTHBEARER: the token endpoint of the client credentials grant; Java's file:///path reads the token from a file (--sasl-token-file)"},
+			Option: "oauth-token-endpoint", Meaning: "OAUTHBEARER: the token endpoint of the client credentials grant; Java's file:///path reads the token from a file (--sasl-token-file)",
+			Secret: URLPasswords},
 		{Librdkafka: []string{"sasl.oauthbearer.method"}, Kind: Security,
 			Meaning: "oidc: the client credentials grant (needs the token endpoint); default needs enable.sasl.oauthbearer.unsecure.jwt=true"},
 		{Java: []string{"sasl.oauthbearer.client.credentials.client.id"}, Librdkafka: []string{"sasl.oauthbearer.client.id"}, Kind: Security,
