@@ -43,6 +43,9 @@ var flagAliases = sync.OnceValue(func() map[string]string {
 		"schema-key-id":              "key-schema-id",   // rpk topic produce
 		"schema-type":                "value-type",      // rpk topic produce
 		"schema-key-type":            "key-type",        // rpk topic produce
+		"user":                       "sasl-username",   // rpk (deprecated for -X user, still taken)
+		"password":                   "sasl-password",   // rpk (deprecated for -X pass, still taken)
+		"tls-enabled":                "tls",             // rpk (deprecated for -X tls.enabled, still taken)
 	}
 })
 

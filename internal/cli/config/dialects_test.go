@@ -123,6 +123,25 @@ func TestRpkHabits(t *testing.T) {
 	assert.Equal(t, []string{"r1:9092"}, o.Brokers)
 }
 
+// TestRpkConnectionFlags: rpk's own connection flags, deprecated for its
+// -X names but still taken by rpk, set kproduce's: --user, --password
+// (with OAUTHBEARER, the token), --tls-enabled.
+func TestRpkConnectionFlags(t *testing.T) {
+	o := mustOptions(t, "-t", "t", "--sasl-mechanism", "SCRAM-SHA-256", "--user", "alice", "--password", "s3cret", "--tls-enabled")
+	assert.Equal(t, "alice", o.Security.SASLUsername)
+	assert.Equal(t, "s3cret", o.Security.SASLPassword)
+	assert.True(t, o.Security.TLS)
+	o = mustOptions(t, "-t", "t", "--sasl-mechanism", "OAUTHBEARER", "--password", "token:eyJ.x.y")
+	assert.Equal(t, "eyJ.x.y", o.Security.OAuth.Token)
+	d, _ := describe(t, "--password", "s3cret")
+	for _, s := range d.Settings {
+		if s.Name == "sasl-password" {
+			assert.Equal(t, "[redacted]", s.Value)
+			assert.Equal(t, "flag --sasl-password", s.Origin)
+		}
+	}
+}
+
 func TestBrokerDefaultPort(t *testing.T) {
 	o := mustOptions(t, "-t", "t", "-b", "kafka,10.0.0.1,[::1],h:9093,[::2]:9094")
 	assert.Equal(t, []string{"kafka:9092", "10.0.0.1:9092", "[::1]:9092", "h:9093", "[::2]:9094"}, o.Brokers)
