@@ -35,6 +35,7 @@ func TestAuthenticationFailures(t *testing.T) {
 		return append([]string{"--oauth-token-endpoint", url, "--oauth-client-id", "app", "--oauth-client-secret", secret, "--oauth-scope", "kafka"}, good...)
 	}
 	expired := e.issuer.Token("app", "kafka", -2*time.Minute)
+	rejected := other.Token("app", "kafka", time.Hour)
 	tests := []struct {
 		name    string
 		args    []string
@@ -48,9 +49,9 @@ func TestAuthenticationFailures(t *testing.T) {
 		{name: "unreachable token endpoint", args: append(endpoint("http://127.0.0.1:1/token", "app-s3cret"), "--bootstrap-timeout", "2s"),
 			want: []string{"no broker tried within 2s (--bootstrap-timeout)", "waiting for a token from http://127.0.0.1:1/token",
 				"connect: connection refused"}, secrets: []string{"app-s3cret"}},
-		{name: "token rejected by the broker", args: append([]string{"--sasl-token", other.Token("app", "kafka", time.Hour)}, good...),
+		{name: "token rejected by the broker", args: append([]string{"--sasl-token", rejected}, good...),
 			want: []string{"SASL_AUTHENTICATION_FAILED", `{"status":"invalid_token"}`, "broker status status=invalid_token",
-				"token claims sub=app aud=kafka scope=kafka exp="}},
+				"token claims sub=app aud=kafka scope=kafka exp="}, secrets: []string{rejected}},
 		{name: "missing extension", args: endpoint(e.issuer.TokenURL(), "app-s3cret")[:8],
 			want:    []string{"SASL_AUTHENTICATION_FAILED", "Authentication failed: 1 extensions are invalid! They are: logicalCluster: missing"},
 			secrets: []string{"app-s3cret"}},
@@ -58,6 +59,10 @@ func TestAuthenticationFailures(t *testing.T) {
 			want: []string{"broker status status=insufficient_scope scope=kafka", "token claims sub=app aud=kafka scope=other"}},
 		{name: "expired static token", args: append([]string{"--sasl-token", expired}, good...),
 			want: []string{"authentication failed: SASL OAUTHBEARER: the token of --sasl-token expired at", "ago); get a new token (its claims: sub=app"}},
+		{name: "IAM session token the broker does not expect", args: []string{"--sasl-mechanism", "AWS_MSK_IAM", "--aws-region", "eu-west-1"},
+			env:     map[string]string{"AWS_ACCESS_KEY_ID": "AKIDTEST", "AWS_SECRET_ACCESS_KEY": "aws-s3cret", "AWS_SESSION_TOKEN": "aws-session-s3cret"},
+			want:    []string{"SASL AWS_MSK_IAM", "SASL_AUTHENTICATION_FAILED", "Access denied: wrong or missing session token"},
+			secrets: []string{"aws-s3cret", "aws-session-s3cret"}},
 		{name: "wrong IAM credentials", args: []string{"--sasl-mechanism", "AWS_MSK_IAM", "--aws-region", "eu-west-1"},
 			env:  map[string]string{"AWS_ACCESS_KEY_ID": "AKIDTEST", "AWS_SECRET_ACCESS_KEY": "not-the-s3cret"},
 			want: []string{"SASL AWS_MSK_IAM", "SASL_AUTHENTICATION_FAILED", "Access denied: the signature does not match"}, secrets: []string{"not-the-s3cret"}},
@@ -83,8 +88,12 @@ func TestAuthenticationFailures(t *testing.T) {
 				assert.Regexp(t, regexp.MustCompile(`\n0 delivered, [12] failed\n$`), res.Stderr)
 				assert.Regexp(t, regexp.MustCompile(`(?m)^error: -:1: t/`), res.Stderr, "each record read is reported")
 			}
+			// Neither the output of the run nor its trace log shows a secret.
+			traced := run(t, strings.NewReader("a\n"), append(args, "--log-level", "trace")...)
+			assert.Equal(t, 1, traced.Code, "stderr:\n%s", traced.Stderr)
 			for _, s := range append(tt.secrets, expired) {
 				assert.NotContains(t, res.Stderr+res.Stdout, s, "a secret is shown")
+				assert.NotContains(t, traced.Stderr+traced.Stdout, s, "a secret is logged")
 			}
 		})
 	}
