@@ -180,8 +180,8 @@ func (s *ClientCredentials) record(tok network.OAuthBearerToken, err error) (tim
 	}
 	s.lastErr = err
 	s.failures++
-	var ee *EndpointError
-	if errors.As(err, &ee) && ee.Permanent() && !(s.token.Value != "" && now.Before(s.token.Expiry)) {
+	var p interface{ Permanent() bool } // *EndpointError, *CertificateError
+	if errors.As(err, &p) && p.Permanent() && !(s.token.Value != "" && now.Before(s.token.Expiry)) {
 		s.final = err
 		s.cancel = nil
 		return 0, true

@@ -61,6 +61,24 @@ func (e *EndpointError) Permanent() bool {
 	return false
 }
 
+// CertificateError is a token endpoint whose TLS certificate does not
+// verify (an unknown CA, another host name): no retry can fix it.
+type CertificateError struct {
+	URL string
+	Err error
+}
+
+// Error names the endpoint, the verification failure and what to do.
+func (e *CertificateError) Error() string {
+	return fmt.Sprintf("token endpoint %s: %v (trust the CA that signs its certificate: --oauth-ca, https.ca.location)", e.URL, e.Err)
+}
+
+// Unwrap returns the verification failure.
+func (e *CertificateError) Unwrap() error { return e.Err }
+
+// Permanent is true: the certificate does not change between retries.
+func (e *CertificateError) Permanent() bool { return true }
+
 // maxAnswerBytes bounds a token endpoint's answer.
 const maxAnswerBytes = 1 << 20
 
@@ -109,6 +127,10 @@ func (s *ClientCredentials) fetch(ctx context.Context) (network.OAuthBearerToken
 	start := s.cfg.Now()
 	resp, err := s.client.Do(req)
 	if err != nil {
+		var ce *tls.CertificateVerificationError
+		if errors.As(err, &ce) {
+			return network.OAuthBearerToken{}, &CertificateError{URL: s.shownURL, Err: ce}
+		}
 		return network.OAuthBearerToken{}, fmt.Errorf("token endpoint %s: %w", s.shownURL, unwrapURLError(err))
 	}
 	defer resp.Body.Close()

@@ -62,11 +62,19 @@ func newEnv(t *testing.T, cfg envConfig) *env {
 		RequiredScopes: []string{"kafka"}, RequiredExtensions: cfg.Extensions})
 	require.NoError(t, err)
 	mechs := append([]saslfront.Mechanism{oauth, saslfront.Plain(map[string]string{readerUser: readerPass})}, cfg.Extra...)
-	front := saslfront.New(saslfront.Config{Mechanisms: mechs, SessionLifetime: cfg.SessionLifetime})
 	if cfg.Brokers == 0 {
 		cfg.Brokers = 3
 	}
-	cluster, err := kfake.NewCluster(kfake.ListenFn(front.Listen), kfake.NumBrokers(cfg.Brokers), kfake.SeedTopics(3, "t"),
+	return newEnvWith(t, iss, saslfront.Config{Mechanisms: mechs, SessionLifetime: cfg.SessionLifetime}, cfg.Brokers)
+}
+
+// newEnvWith starts a front configured by frontCfg and a cluster of
+// brokers behind it, with topic "t" of 3 partitions; iss may be nil. The
+// front must serve PLAIN for the reader.
+func newEnvWith(t *testing.T, iss *oidctest.Issuer, frontCfg saslfront.Config, brokers int) *env {
+	t.Helper()
+	front := saslfront.New(frontCfg)
+	cluster, err := kfake.NewCluster(kfake.ListenFn(front.Listen), kfake.NumBrokers(brokers), kfake.SeedTopics(3, "t"),
 		kfake.AllowAutoTopicCreation())
 	require.NoError(t, err)
 	t.Cleanup(func() {

@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"math/big"
 	"net/http"
@@ -34,7 +35,7 @@ type Config struct {
 	// asked for (all of them when it asked for none).
 	Scopes []string
 	// TLS serves the endpoint over HTTPS (httptest's certificate; see
-	// Issuer.CAFile).
+	// Issuer.CertificatePEM).
 	TLS bool
 	// Now is the clock (default time.Now).
 	Now func() time.Time
@@ -92,6 +93,15 @@ func (i *Issuer) Close() { i.server.Close() }
 
 // TokenURL is the token endpoint's URL.
 func (i *Issuer) TokenURL() string { return i.server.URL + "/token" }
+
+// CertificatePEM is the PEM of the HTTPS server's certificate, the CA a
+// client must trust (nil without TLS).
+func (i *Issuer) CertificatePEM() []byte {
+	if c := i.server.Certificate(); c != nil {
+		return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Raw})
+	}
+	return nil
+}
 
 // Server is the underlying httptest server (its Certificate for TLS).
 func (i *Issuer) Server() *httptest.Server { return i.server }
