@@ -98,11 +98,13 @@ func TestReauthenticationOAuthBearer(t *testing.T) {
 }
 
 // SCRAM connections re-authenticate the same way, through the front,
-// which enforces the session lifetime.
+// which enforces the session lifetime: the same 20s stream with 2s
+// sessions.
 func TestReauthenticationSCRAM(t *testing.T) {
 	scram := saslfront.SCRAM(true, map[string]string{"alice": "alice-s3cret"})
 	e := newEnv(t, envConfig{SessionLifetime: 2 * time.Second, Extra: []saslfront.Mechanism{scram}})
-	reauthRun(t, e, "alice", 400, 50, 2, "--sasl-mechanism", "SCRAM-SHA-512", "--sasl-username", "alice", "--sasl-password", "alice-s3cret")
+	n, minReauth := longRun(t)
+	reauthRun(t, e, "alice", n, 50, minReauth, "--sasl-mechanism", "SCRAM-SHA-512", "--sasl-username", "alice", "--sasl-password", "alice-s3cret")
 }
 
 // kfake's own SCRAM with connections.max.reauth.ms, another broker's
