@@ -95,13 +95,12 @@ func (l *kerberosLogin) serviceTicket(ctx context.Context, sname types.Principal
 }
 
 // ticketGrantingTicket returns the TGT, renewed or obtained again when it
-// is past its refresh time (but not more often than minRelogin while it
-// is still valid).
+// is past its refresh time (see keepTGT).
 func (l *kerberosLogin) ticketGrantingTicket(ctx context.Context, now time.Time) (*kerberosTicket, error) {
 	l.mu.Lock()
 	tgt, last := l.tgt, l.lastLogin
 	l.mu.Unlock()
-	if tgt != nil && (now.Before(tgt.refreshAt()) || now.Before(tgt.end) && now.Sub(last) < l.minRelogin) {
+	if keepTGT(tgt, last, now, l.minRelogin) {
 		return tgt, nil
 	}
 	var fresh *kerberosTicket
@@ -119,6 +118,22 @@ func (l *kerberosLogin) ticketGrantingTicket(ctx context.Context, now time.Time)
 	l.tgt, l.lastLogin = fresh, now
 	l.mu.Unlock()
 	return fresh, nil
+}
+
+// keepTGT reports whether tgt, obtained at last, still serves at now:
+// before its refresh time; after it, while the last login is more recent
+// than minRelogin, unless the ticket ends before another login is allowed
+// (as the Java client's login thread, which lets no ticket expire for
+// sasl.kerberos.min.time.before.relogin: a ticket shorter than that is
+// refreshed at 80% of its life all the same).
+func keepTGT(tgt *kerberosTicket, last, now time.Time, minRelogin time.Duration) bool {
+	switch {
+	case tgt == nil || !now.Before(tgt.end):
+		return false
+	case now.Before(tgt.refreshAt()):
+		return true
+	}
+	return now.Sub(last) < minRelogin && !tgt.end.Before(last.Add(minRelogin))
 }
 
 // refreshFromCache renews the TGT while it is renewable, else reads the

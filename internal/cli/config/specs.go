@@ -148,7 +148,7 @@ func optionSpecs() []optionSpec {
 		{Name: "kerberos-keytab", Usage: "with GSSAPI, log in with the keys of this keytab `file` (default: the ticket cache of a kinit)"},
 		{Name: "kerberos-ccache", Usage: "with GSSAPI and no keytab, the ticket cache `file` (default: KRB5CCNAME, else /tmp/krb5cc_UID)"},
 		{Name: "kerberos-config", Usage: "with GSSAPI, the krb5.conf `file` naming the realms and their KDCs (default: KRB5_CONFIG, else /etc/krb5.conf)"},
-		{Name: "kerberos-min-time-before-relogin", Default: "1m", Usage: "with GSSAPI, log in again at most every `duration` while the ticket is valid"},
+		{Name: "kerberos-min-time-before-relogin", Default: "1m", Usage: "with GSSAPI, log in again at most every `duration` while the ticket is valid (a ticket that would end sooner is refreshed all the same)"},
 		{Name: "property", Short: "X", Kind: kindArray, Usage: "Java or librdkafka property `KEY=VALUE` (bootstrap.servers, linger.ms, parse.key, ...), repeatable; -X help lists them"},
 		{Name: "config", Short: "F", NoConfig: true, Usage: "config `file`: kproduce YAML, or properties (Java's producer.properties, kcat's librdkafka file); default KPRODUCE_CONFIG, else ~/.config/kproduce/config.yaml"},
 		{Name: "profile", Usage: "use the `name`d profile of the YAML config file (its profiles key)"},
