@@ -37,13 +37,16 @@ type Credentials struct {
 	Lifetime                                   time.Duration
 }
 
-// STS is a fake STS answering AssumeRole.
+// STS is a fake STS answering AssumeRole (a signed request) and
+// AssumeRoleWithWebIdentity (an unsigned one carrying the web identity
+// token, as EKS's service account tokens are exchanged).
 type STS struct {
 	server *httptest.Server
 	creds  Credentials
 
-	mu    sync.Mutex
-	roles []string // the roles assumed, in order
+	mu     sync.Mutex // guards the fields below
+	roles  []string   // the roles assumed, in order
+	tokens []string   // the web identity tokens exchanged, in order
 }
 
 // NewSTS starts a fake STS handing out creds; Close stops it. Point the
@@ -67,25 +70,42 @@ func (s *STS) Roles() []string {
 	return append([]string(nil), s.roles...)
 }
 
+// WebIdentityTokens returns the web identity tokens exchanged so far.
+func (s *STS) WebIdentityTokens() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.tokens...)
+}
+
 func (s *STS) serve(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil || r.PostForm.Get("Action") != "AssumeRole" {
-		http.Error(w, "AssumeRole only", http.StatusBadRequest)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	if r.Header.Get("Authorization") == "" {
+	action := r.PostForm.Get("Action")
+	switch {
+	case action == "AssumeRole" && r.Header.Get("Authorization") == "":
 		http.Error(w, "unsigned request", http.StatusForbidden)
 		return
+	case action == "AssumeRoleWithWebIdentity" && r.PostForm.Get("WebIdentityToken") == "":
+		http.Error(w, "no web identity token", http.StatusBadRequest)
+		return
+	case action != "AssumeRole" && action != "AssumeRoleWithWebIdentity":
+		http.Error(w, "AssumeRole and AssumeRoleWithWebIdentity only", http.StatusBadRequest)
+		return
 	}
-	role := r.PostForm.Get("RoleArn")
+	role, session := r.PostForm.Get("RoleArn"), r.PostForm.Get("RoleSessionName")
 	s.mu.Lock()
 	s.roles = append(s.roles, role)
+	if action == "AssumeRoleWithWebIdentity" {
+		s.tokens = append(s.tokens, r.PostForm.Get("WebIdentityToken"))
+	}
 	s.mu.Unlock()
 	exp := time.Now().Add(s.creds.Lifetime).UTC().Format(time.RFC3339)
 	w.Header().Set("Content-Type", "text/xml")
-	fmt.Fprintf(w, `<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><AssumeRoleResult>`+
-		`<Credentials><AccessKeyId>%s</AccessKeyId><SecretAccessKey>%s</SecretAccessKey><SessionToken>%s</SessionToken>`+
-		`<Expiration>%s</Expiration></Credentials><AssumedRoleUser><Arn>%s/%s</Arn><AssumedRoleId>AROATEST:%s</AssumedRoleId>`+
-		`</AssumedRoleUser></AssumeRoleResult><ResponseMetadata><RequestId>test</RequestId></ResponseMetadata></AssumeRoleResponse>`,
-		s.creds.AccessKeyID, s.creds.SecretAccessKey, s.creds.SessionToken, exp, role, r.PostForm.Get("RoleSessionName"),
-		r.PostForm.Get("RoleSessionName"))
+	fmt.Fprintf(w, `<%[1]sResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><%[1]sResult>`+
+		`<Credentials><AccessKeyId>%[2]s</AccessKeyId><SecretAccessKey>%[3]s</SecretAccessKey><SessionToken>%[4]s</SessionToken>`+
+		`<Expiration>%[5]s</Expiration></Credentials><AssumedRoleUser><Arn>%[6]s/%[7]s</Arn><AssumedRoleId>AROATEST:%[7]s</AssumedRoleId>`+
+		`</AssumedRoleUser></%[1]sResult><ResponseMetadata><RequestId>test</RequestId></ResponseMetadata></%[1]sResponse>`,
+		action, s.creds.AccessKeyID, s.creds.SecretAccessKey, s.creds.SessionToken, exp, role, session)
 }
