@@ -19,6 +19,19 @@ import (
 // password.
 var ErrStorePassword = errors.New("wrong store password")
 
+// passwordError is an error about a missing password or one that
+// decrypts nothing: it matches ErrStorePassword (errors.Is) without
+// repeating its text after its own.
+type passwordError struct{ msg string }
+
+func (e *passwordError) Error() string        { return e.msg }
+func (e *passwordError) Is(target error) bool { return target == ErrStorePassword }
+
+// passwordErrorf formats a passwordError.
+func passwordErrorf(format string, args ...any) error {
+	return &passwordError{msg: fmt.Sprintf(format, args...)}
+}
+
 // ErrNoPrivateKey is wrapped by the error for a key store that holds no
 // private key (or none under the alias asked for).
 var ErrNoPrivateKey = errors.New("no private key")

@@ -17,7 +17,7 @@ import (
 // any check could be anything.
 func readJKS(s Store, data []byte, kind string) (*storeContents, error) {
 	if s.Password == "" {
-		return nil, fmt.Errorf("%s: a JKS %s needs its password (%s): %w", s.File, kind, passwordHint(kind), ErrStorePassword)
+		return nil, passwordErrorf("%s: a JKS %s needs its password (%s)", s.File, kind, passwordHint(kind))
 	}
 	if !jksPasswordMatches(data, s.Password) {
 		return nil, fmt.Errorf("%s: %w for the JKS %s (%s)", s.File, ErrStorePassword, kind, passwordHint(kind))
@@ -66,8 +66,8 @@ func jksKeyEntry(ks keystore.KeyStore, s Store, alias, kind string) (keyEntry, e
 	}
 	entry, err := ks.GetPrivateKeyEntry(alias, []byte(firstNonEmpty(s.KeyPassword, s.Password)))
 	if err != nil {
-		return e, fmt.Errorf("%s: cannot decrypt the private key %s (wrong key password? --tls-key-password, ssl.key.password;"+
-			" without one the store's password is used): %w", s.File, alias, ErrStorePassword)
+		return e, passwordErrorf("%s: cannot decrypt the private key %s (wrong key password? --tls-key-password, ssl.key.password;"+
+			" without one the store's password is used)", s.File, alias)
 	}
 	key, err := parsePrivateKey(entry.PrivateKey)
 	if err != nil {
@@ -87,7 +87,7 @@ func readPKCS12(s Store, data []byte, kind string) (*storeContents, error) {
 	switch {
 	case errors.Is(err, pkcs12.ErrIncorrectPassword) || errors.Is(err, pkcs12.ErrDecryption):
 		if s.Password == "" {
-			return nil, fmt.Errorf("%s: the PKCS #12 %s needs its password (%s): %w", s.File, kind, passwordHint(kind), ErrStorePassword)
+			return nil, passwordErrorf("%s: the PKCS #12 %s needs its password (%s)", s.File, kind, passwordHint(kind))
 		}
 		return nil, fmt.Errorf("%s: %w for the PKCS #12 %s (%s)", s.File, ErrStorePassword, kind, passwordHint(kind))
 	case err != nil:

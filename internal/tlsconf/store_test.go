@@ -105,6 +105,7 @@ func TestStoreErrors(t *testing.T) {
 			}
 			assert.NotContains(t, err.Error(), pw)
 			assert.NotContains(t, err.Error(), "hunter2")
+			assert.NotRegexp(t, `\): wrong store password$`, err.Error(), "the cause said once")
 		})
 	}
 }

@@ -138,9 +138,9 @@ func tlsHint(err error) string {
 	case errors.As(err, &header):
 		return " (the peer does not speak TLS: is its listener plaintext? try without --tls)"
 	case isRemoteAlert(err) && strings.Contains(err.Error(), "certificate"):
-		return " (the broker rejected the client: if it requires a client certificate, give one it trusts with --tls-cert and --tls-key)"
+		return " (the broker rejected the client: if it requires a client certificate, give one it trusts with --tls-cert and --tls-key, or --tls-keystore)"
 	case isRemoteAlert(err) && strings.Contains(err.Error(), "handshake failure"):
-		return " (the broker refused the handshake: if it requires a client certificate, give one it trusts with --tls-cert and --tls-key;" +
+		return " (the broker refused the handshake: if it requires a client certificate, give one it trusts with --tls-cert and --tls-key, or --tls-keystore;" +
 			" otherwise it shares no TLS version or cipher suite with kproduce)"
 	}
 	return ""

@@ -89,7 +89,7 @@ func TestSocketSelectorMutualTLS(t *testing.T) {
 			err := events[len(events)-1].Err
 			assert.ErrorIs(t, err, network.ErrTLSHandshake)
 			assert.Contains(t, err.Error(), tt.text)
-			assert.Contains(t, err.Error(), "give one it trusts with --tls-cert and --tls-key")
+			assert.Contains(t, err.Error(), "give one it trusts with --tls-cert and --tls-key, or --tls-keystore")
 		})
 	}
 }
