@@ -34,6 +34,17 @@ func credentialsJSON(id, secret, token string) []byte {
 	return b
 }
 
+// signsAs checks that the mechanism configured by cfg signs with the
+// credentials of principal.
+func signsAs(t *testing.T, cfg mskiam.Config, principal string) {
+	t.Helper()
+	m := mskiam.New(cfg)
+	prepared(t, m)
+	got, err := verify(t, m, "127.0.0.1", temporary)
+	require.NoError(t, err)
+	assert.Equal(t, principal, got)
+}
+
 // The container credentials endpoint (ECS tasks, EKS Pod Identity):
 // AWS_CONTAINER_CREDENTIALS_FULL_URI and its authorization token.
 func TestContainerCredentials(t *testing.T) {
@@ -50,11 +61,7 @@ func TestContainerCredentials(t *testing.T) {
 	defer srv.Close()
 	t.Setenv("AWS_CONTAINER_CREDENTIALS_FULL_URI", srv.URL+"/v1/credentials")
 	t.Setenv("AWS_CONTAINER_AUTHORIZATION_TOKEN", "pod-identity-token")
-	m := mskiam.New(mskiam.Config{Region: "eu-west-1"})
-	prepared(t, m)
-	principal, err := verify(t, m, "127.0.0.1", temporary)
-	require.NoError(t, err)
-	assert.Equal(t, "task-role", principal)
+	signsAs(t, mskiam.Config{Region: "eu-west-1"}, "task-role")
 	assert.Positive(t, asked.Load())
 }
 
@@ -86,11 +93,7 @@ func TestInstanceMetadataCredentials(t *testing.T) {
 	defer srv.Close()
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "false")
 	t.Setenv("AWS_EC2_METADATA_SERVICE_ENDPOINT", srv.URL)
-	m := mskiam.New(mskiam.Config{Region: "eu-west-1"})
-	prepared(t, m)
-	principal, err := verify(t, m, "127.0.0.1", temporary)
-	require.NoError(t, err)
-	assert.Equal(t, "instance-role", principal)
+	signsAs(t, mskiam.Config{Region: "eu-west-1"}, "instance-role")
 }
 
 // Web identity (EKS IAM roles for service accounts): the token file is
@@ -105,11 +108,7 @@ func TestWebIdentityCredentials(t *testing.T) {
 	t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", tokenFile)
 	t.Setenv("AWS_ROLE_ARN", "arn:aws:iam::123456789012:role/kafka-sa")
 	t.Setenv("AWS_REGION", "eu-west-1")
-	m := mskiam.New(mskiam.Config{})
-	prepared(t, m)
-	principal, err := verify(t, m, "127.0.0.1", temporary)
-	require.NoError(t, err)
-	assert.Equal(t, "service-account-role", principal)
+	signsAs(t, mskiam.Config{}, "service-account-role")
 	assert.Equal(t, []string{"eks-service-account-jwt"}, sts.WebIdentityTokens())
 	assert.Equal(t, []string{"arn:aws:iam::123456789012:role/kafka-sa"}, sts.Roles())
 }

@@ -16,6 +16,21 @@ import (
 	"github.com/kproduce/kproduce/pkg/oauth"
 )
 
+// firstFetch starts a source of cfg on a stepped clock and waits for its
+// first fetch to end; the test's cleanup releases it.
+func firstFetch(t *testing.T, cfg oauth.ClientCredentialsConfig) (*oauth.ClientCredentials, *waker, *stepper) {
+	t.Helper()
+	st := newStepper()
+	cfg.Now, cfg.Sleep, cfg.Rand = st.Now, st.Sleep, func() float64 { return 0.5 }
+	src, err := oauth.NewClientCredentials(cfg)
+	require.NoError(t, err)
+	w := newWaker()
+	t.Cleanup(func() { src.Release(w) })
+	require.ErrorIs(t, src.Prepare(w), network.ErrSASLPending)
+	w.wait(t)
+	return src, w, st
+}
+
 // An HTTPS endpoint is trusted through the configuration's CAs; one whose
 // certificate does not verify fails for good at once, saying what to
 // give.
@@ -27,15 +42,8 @@ func TestClientCredentialsOverHTTPS(t *testing.T) {
 	require.True(t, pool.AppendCertsFromPEM(iss.CertificatePEM()))
 	for name, cfg := range map[string]*tls.Config{"trusted": {RootCAs: pool}, "untrusted": {RootCAs: x509.NewCertPool()}} {
 		t.Run(name, func(t *testing.T) {
-			st := newStepper()
-			src, err := oauth.NewClientCredentials(oauth.ClientCredentialsConfig{TokenURL: iss.TokenURL(), ClientID: "app", ClientSecret: "secret",
-				TLS: cfg, Now: st.Now, Sleep: st.Sleep, Rand: func() float64 { return 0.5 }})
-			require.NoError(t, err)
-			w := newWaker()
-			defer src.Release(w)
-			require.ErrorIs(t, src.Prepare(w), network.ErrSASLPending)
-			w.wait(t)
-			err = src.Prepare(w)
+			src, w, _ := firstFetch(t, oauth.ClientCredentialsConfig{TokenURL: iss.TokenURL(), ClientID: "app", ClientSecret: "secret", TLS: cfg})
+			err := src.Prepare(w)
 			if name == "trusted" {
 				require.NoError(t, err)
 				return
@@ -58,16 +66,10 @@ func TestClientCredentialsReadTimeout(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-release }))
 	defer srv.Close()
 	defer close(release)
-	st := newStepper()
-	src, err := oauth.NewClientCredentials(oauth.ClientCredentialsConfig{TokenURL: srv.URL + "/token", ClientID: "app", ClientSecret: "s",
-		ReadTimeout: 50 * time.Millisecond, Now: st.Now, Sleep: st.Sleep, Rand: func() float64 { return 0.5 }})
-	require.NoError(t, err)
-	w := newWaker()
-	defer src.Release(w)
-	require.ErrorIs(t, src.Prepare(w), network.ErrSASLPending)
-	w.wait(t)
+	src, w, st := firstFetch(t, oauth.ClientCredentialsConfig{TokenURL: srv.URL + "/token", ClientID: "app", ClientSecret: "s",
+		ReadTimeout: 50 * time.Millisecond})
 	assert.Equal(t, 100*time.Millisecond, st.nextSleep(t), "retried after the backoff")
-	err = src.Prepare(w)
+	err := src.Prepare(w)
 	require.ErrorIs(t, err, network.ErrSASLPending)
 	assert.Contains(t, err.Error(), "1 attempts failed, the last: token endpoint "+srv.URL+"/token: ")
 	assert.Contains(t, err.Error(), "timeout awaiting response headers")
