@@ -61,6 +61,10 @@
 //     re-authentication; the Client never waits for them in Poll: it
 //     connects once they are ready (the preparer wakes it), and a final
 //     failure of them fails every node as an authentication failure.
+//     GSSAPI is the exception: its session start asks the KDC for a
+//     service ticket when none is cached (bounded by its timeout); its
+//     preparer only keeps the ticket-granting ticket fresh in the
+//     background, as the Java client's login thread does.
 //   - Until the cluster has answered once (Reached), the Client is
 //     bootstrapping: it connects to every bootstrap address at once, caps
 //     each attempt at half the bootstrap timeout, tells each address's

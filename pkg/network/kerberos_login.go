@@ -66,19 +66,19 @@ func principalString(pn types.PrincipalName, realm string) string {
 // realm: a cached one while it is fresh, else a new one from the KDC,
 // logging in again first when the ticket-granting ticket needs it.
 func (l *kerberosLogin) serviceTicket(ctx context.Context, sname types.PrincipalName, realm string) (*kerberosTicket, error) {
+	spn := principalString(sname, realm)
+	if cached := l.freshService(spn, l.now()); cached != nil {
+		return cached, nil // no need to wait for a KDC exchange under way
+	}
 	select {
 	case l.turn <- struct{}{}:
 		defer func() { <-l.turn }()
 	case <-ctx.Done():
 		return nil, fmt.Errorf("waiting for the KDC: %w", ctx.Err())
 	}
-	spn := principalString(sname, realm)
 	now := l.now()
-	l.mu.Lock()
-	cached := l.services[spn]
-	l.mu.Unlock()
-	if cached != nil && now.Before(cached.refreshAt()) {
-		return cached, nil
+	if cached := l.freshService(spn, now); cached != nil {
+		return cached, nil // obtained while this one waited
 	}
 	tgt, err := l.ticketGrantingTicket(ctx, now)
 	if err != nil {
@@ -92,6 +92,17 @@ func (l *kerberosLogin) serviceTicket(ctx context.Context, sname types.Principal
 	l.services[spn] = tkt
 	l.mu.Unlock()
 	return tkt, nil
+}
+
+// freshService returns the cached ticket of spn when it is before its
+// refresh time, else nil.
+func (l *kerberosLogin) freshService(spn string, now time.Time) *kerberosTicket {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if t := l.services[spn]; t != nil && now.Before(t.refreshAt()) {
+		return t
+	}
+	return nil
 }
 
 // ticketGrantingTicket returns the TGT, renewed or obtained again when it

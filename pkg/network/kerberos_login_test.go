@@ -40,3 +40,25 @@ func TestKeepTGT(t *testing.T) {
 	tenMin := &kerberosTicket{start: start, end: start.Add(10 * time.Minute)}
 	assert.True(t, keepTGT(tenMin, at(8*time.Minute-30*time.Second), at(8*time.Minute), time.Minute))
 }
+
+// The background refresh wakes when keepTGT stops keeping the ticket:
+// renewAt is the first such time, for short and long tickets, recent and
+// old logins.
+func TestRenewAtMatchesKeepTGT(t *testing.T) {
+	start := time.Unix(1_800_000_000, 0)
+	for _, life := range []time.Duration{4 * time.Second, 50 * time.Second, 2 * time.Minute, 10 * time.Hour} {
+		for _, loggedIn := range []time.Duration{0, time.Second, life / 2, life * 9 / 10} {
+			tgt := &kerberosTicket{start: start, end: start.Add(life)}
+			last := start.Add(loggedIn)
+			at := renewAt(tgt, last, time.Minute)
+			for step := time.Duration(0); step <= life; step += life / 400 {
+				now := start.Add(step)
+				if keepTGT(tgt, last, now, time.Minute) != now.Before(at) {
+					t.Fatalf("life %v, logged in at +%v: at +%v keepTGT says %v, renewAt is +%v", life, loggedIn, step,
+						keepTGT(tgt, last, now, time.Minute), at.Sub(start))
+				}
+			}
+		}
+	}
+	assert.True(t, renewAt(nil, start, time.Minute).IsZero(), "no ticket: nothing to renew")
+}

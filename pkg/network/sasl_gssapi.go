@@ -55,13 +55,14 @@ type GSSAPIConfig struct {
 // AP-REQ, the broker's reply, then the security-layer negotiation in wrap
 // tokens, choosing no security layer. It logs in itself (no kinit
 // needed) with a keytab, or uses the ticket cache of a kinit; tickets are
-// renewed or obtained again as they near their end. Safe for concurrent
-// use.
+// renewed or obtained again as they near their end, in the background
+// while a Client uses it (it is a SASLPreparer). Safe for concurrent use.
 type GSSAPIMechanism struct {
 	service string
 	timeout time.Duration
 	now     func() time.Time
 	login   *kerberosLogin
+	refresh ticketRefresher
 }
 
 // NewGSSAPIMechanism reads krb5.conf and the keytab or the ticket cache.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ type kerberosLongRun struct {
 	env          *env
 }
 
-func newKerberosLongRun(t *testing.T) *kerberosLongRun {
+func newKerberosLongRun(t *testing.T, sessionLifetime time.Duration) *kerberosLongRun {
 	t.Helper()
 	k := krb5test.Start(t)
 	k.AddPrincipal(t, "client", "-maxlife", `"4 seconds"`, "-maxrenewlife", `"5 minutes"`)
@@ -35,7 +36,7 @@ func newKerberosLongRun(t *testing.T) *kerberosLongRun {
 	require.NoError(t, err)
 	gssapi := saslfront.GSSAPI(saslfront.GSSAPIConfig{Keytab: kt, MaxClockSkew: time.Second})
 	plain := saslfront.Plain(map[string]string{readerUser: readerPass})
-	e := newEnvWith(t, nil, saslfront.Config{Mechanisms: []saslfront.Mechanism{gssapi, plain}, SessionLifetime: 2 * time.Second}, 3)
+	e := newEnvWith(t, nil, saslfront.Config{Mechanisms: []saslfront.Mechanism{gssapi, plain}, SessionLifetime: sessionLifetime}, 3)
 	t.Setenv("KRB5_CONFIG", k.Conf)
 	t.Setenv("KRB5CCNAME", "FILE:"+filepath.Join(t.TempDir(), "no-ccache"))
 	return &kerberosLongRun{kdc: k, clientKeytab: k.Keytab(t, "client.keytab", "client"), env: e}
@@ -56,11 +57,11 @@ const (
 	kerberosLongMin     = 5
 )
 
-// With a keytab, kproduce logs in again when its ticket-granting ticket
+// With a keytab, kproduce logs in again before its ticket-granting ticket
 // ends and gets new service tickets, re-authenticating each connection
 // with them.
 func TestKerberosKeytabLongRun(t *testing.T) {
-	k := newKerberosLongRun(t)
+	k := newKerberosLongRun(t, 2*time.Second)
 	reauthRun(t, k.env, k.kdc.Principal("client"), kerberosLongRecords, 50, kerberosLongMin,
 		"--sasl-mechanism", "GSSAPI", "--kerberos-keytab", k.clientKeytab, "--kerberos-principal", k.kdc.Principal("client"))
 	logins := k.issued(t, "AS_REQ", "krbtgt/")
@@ -72,7 +73,7 @@ func TestKerberosKeytabLongRun(t *testing.T) {
 
 // With the renewable ticket of a kinit, kproduce renews it before it ends.
 func TestKerberosTicketCacheLongRun(t *testing.T) {
-	k := newKerberosLongRun(t)
+	k := newKerberosLongRun(t, 2*time.Second)
 	cc := filepath.Join(t.TempDir(), "ccache")
 	k.kdc.Kinit(t, "client", k.clientKeytab, cc, "-l", "4s", "-r", "5m")
 	t.Setenv("KRB5CCNAME", "FILE:"+cc)
@@ -82,4 +83,22 @@ func TestKerberosTicketCacheLongRun(t *testing.T) {
 	t.Logf("KDC: %d logins (kinit's), %d renewals", logins, renewals)
 	assert.Equal(t, 1, logins, "only kinit logged in")
 	assert.GreaterOrEqual(t, renewals, 2, "the ticket renewed every 4s")
+}
+
+// Without sessions to start (no re-authentication asked for, every
+// connection open), the ticket of a kinit is renewed all the same, in the
+// background, before it ends: a connection made later still finds it
+// valid.
+func TestKerberosTicketRenewedInTheBackground(t *testing.T) {
+	k := newKerberosLongRun(t, 0)
+	cc := filepath.Join(t.TempDir(), "ccache")
+	k.kdc.Kinit(t, "client", k.clientKeytab, cc, "-l", "4s", "-r", "5m")
+	t.Setenv("KRB5CCNAME", "FILE:"+cc)
+	res := run(t, strings.NewReader(keyedLines(300)), "-b", k.env.brokers(), "-t", "t", "-K", ":", "-o", "none", "--rate", "50",
+		"--sasl-mechanism", "GSSAPI")
+	require.Equal(t, 0, res.Code, "stderr:\n%s", res.Stderr)
+	checkExactlyOnce(t, k.env, 300)
+	renewals := k.issued(t, "TGS_REQ", "krbtgt/")
+	t.Logf("KDC: %d renewals in a 6s run", renewals)
+	assert.Positive(t, renewals, "renewed at 80%% of its 4s")
 }
