@@ -12,6 +12,7 @@ import (
 	"github.com/kproduce/kproduce/internal/cli/config"
 	"github.com/kproduce/kproduce/internal/cli/input"
 	"github.com/kproduce/kproduce/internal/cli/report"
+	"github.com/kproduce/kproduce/internal/pace"
 	"github.com/kproduce/kproduce/pkg/sender"
 )
 
@@ -42,7 +43,7 @@ type producerRun struct {
 	// reporter's Report itself when that is all promise would do.
 	promiseFn func(*sender.Record, error)
 
-	pacer     *pacer         // --rate; nil without
+	pacer     *pace.Pacer    // --rate; nil without
 	prog      *progress      // --progress; nil when no bar is drawn
 	stats     *runStats      // --stats, --stats-json; nil without either
 	statsJSON *statsJSONFile // --stats-json; nil without
@@ -66,7 +67,7 @@ func runProduce(ctx context.Context, opts *config.Options, s cmdutil.Streams) in
 	opts.Input.OnTopicOverride = topicOverrideWarning(opts.Logger)
 	run := &producerRun{opts: opts, dry: opts.DryRun}
 	if !run.dry {
-		run.pacer, run.stats = newPacer(opts.Rate), newRunStats(opts, start)
+		run.pacer, run.stats = pace.New(opts.Rate, pace.MinWindow), newRunStats(opts, start)
 		if run.statsJSON, err = openStatsJSON(opts.StatsJSON, s.Out); err != nil {
 			cmdutil.PrintError(s.Err, err)
 			return cmdutil.ExitUsage
