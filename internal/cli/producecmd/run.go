@@ -196,21 +196,8 @@ func (r *producerRun) report(rec *sender.Record, err error) {
 // close waits for every record to have an outcome. After an interrupt the
 // wait is bounded by --close-timeout; what is still pending then fails.
 func (r *producerRun) close(ctx context.Context, readDone <-chan struct{}) {
-	closeCtx, cancel := context.WithCancel(context.Background())
+	closeCtx, cancel := cmdutil.BoundAfterInterrupt(ctx, r.opts.CloseTimeout)
 	defer cancel()
-	go func() {
-		select {
-		case <-ctx.Done():
-			t := time.NewTimer(r.opts.CloseTimeout)
-			defer t.Stop()
-			select {
-			case <-t.C:
-				cancel()
-			case <-closeCtx.Done():
-			}
-		case <-closeCtx.Done():
-		}
-	}()
 	_ = r.prod.Close(closeCtx)
 	// A reader blocked on an open pipe after an interrupt cannot be woken;
 	// give one that is only finishing its last record a moment, then stop
