@@ -45,6 +45,7 @@ type collector struct {
 	topic    string
 	out      windowWriter
 	errOut   io.Writer // the first failure of each reason is printed there
+	now      func() time.Time
 
 	mu sync.Mutex // guards everything below
 	// ackAt is when the Sender's current turn handled its first
@@ -92,8 +93,8 @@ type reasonCount struct {
 // newCollector returns the collector of a run whose windows are interval
 // long; begin starts it.
 func newCollector(interval time.Duration, topic string, out windowWriter, errOut io.Writer) *collector {
-	c := &collector{interval: interval, topic: topic, out: out, errOut: errOut}
-	c.total = newPhase(time.Now(), false)
+	c := &collector{interval: interval, topic: topic, out: out, errOut: errOut, now: time.Now}
+	c.total = newPhase(c.now(), false)
 	return c
 }
 
@@ -174,7 +175,7 @@ func (c *collector) promise(rec *sender.Record, err error) {
 // clock is read once per turn, not once per record. c.mu must be held.
 func (c *collector) delivered(partition int32, ref *recordRef) {
 	if c.ackAt.IsZero() {
-		c.ackAt = time.Now()
+		c.ackAt = c.now()
 	}
 	lat := c.ackAt.Sub(ref.batch.at)
 	c.total.add(lat, ref.size, c)
