@@ -83,13 +83,14 @@ func appendChart(b []byte, rows []HistogramRow) []byte {
 	for _, r := range rows {
 		width = max(width, len(label(r.FromMs)), len(label(r.ToMs)))
 	}
-	b = fmt.Appendf(b, "\n%*s   %*s  %12s  %6s\n", width, "latency", width, "(ms)", "records", "")
+	b = fmt.Appendf(b, "\n%-*s  %12s\n", max(2*width+3, len("latency (ms)")), "latency (ms)", "records")
 	for _, r := range rows {
 		bar := 0
 		if most > 0 {
 			bar = int(math.Ceil(float64(r.Records) * chartWidth / float64(most)))
 		}
-		b = fmt.Appendf(b, "%*s - %*s  %12d  %5.1f%%  %s\n", width, label(r.FromMs), width, label(r.ToMs),
+		rng := fmt.Sprintf("%*s - %*s", width, label(r.FromMs), width, label(r.ToMs))
+		b = fmt.Appendf(b, "%-*s  %12d  %5.1f%%  %s\n", max(2*width+3, len("latency (ms)")), rng,
 			r.Records, 100*float64(r.Records)/float64(total), strings.Repeat("#", bar))
 	}
 	return b
