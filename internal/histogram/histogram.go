@@ -70,14 +70,17 @@ func (h *Histogram) RelativeError() float64 { return 1.0 / float64(int64(2)<<h.b
 // Record adds one sample; a negative value counts as 0.
 func (h *Histogram) Record(v int64) {
 	v = max(v, 0)
-	p := h.bitsOf()
-	c, i := locate(v, p)
-	chunk := h.chunks[c&(maxChunks-1)]
-	if chunk == nil {
-		chunk = h.grow(c)
+	p := uint(h.bitsOf())
+	c, i := uint(0), uint64(v)
+	if e := uint(bits.Len64(uint64(v))); e > p { // 2^(e-1) <= v < 2^e
+		c, i = e-p, uint64(v)>>(e-1-p)-1<<p
 	}
-	chunk[i&(len(chunk)-1)]++
-	if h.count == 0 || v < h.min {
+	chunk := h.chunks[c%maxChunks]
+	if chunk == nil {
+		chunk = h.grow(int(c))
+	}
+	chunk[i&uint64(len(chunk)-1)]++
+	if v < h.min || h.count == 0 {
 		h.min = v
 	}
 	h.max = max(h.max, v)

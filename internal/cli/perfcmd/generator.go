@@ -83,7 +83,7 @@ func (g *generator) fill(refs []recordRef) []*sender.Record {
 		r.Key, arena = g.key(arena)
 		r.Value, arena = g.value(arena)
 		r.Headers, arena = g.header(i, arena)
-		refs[i].size = int64(len(r.Key) + len(r.Value) + g.headerBytes)
+		refs[i].size, refs[i].own = int64(len(r.Key)+len(r.Value)+g.headerBytes), r
 		r.Opaque = &refs[i]
 		g.next++
 	}

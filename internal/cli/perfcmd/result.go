@@ -173,24 +173,29 @@ func (c *collector) result(end time.Time, leaders map[int32]int32, ps sender.Sta
 		res.SteadyState = &s
 	}
 	brokers := map[int32]*brokerStats{}
-	for i := range c.parts {
-		p := &c.parts[i]
+	for i := range max(len(c.parts), maxPartition(c.partFailed)+1) {
+		var p partitionStats
+		if i < len(c.parts) {
+			p = c.parts[i]
+		}
+		failed := c.partFailed[int32(i)]
+		if p.records == 0 && failed == 0 {
+			continue
+		}
 		leader, ok := leaders[int32(i)]
 		if !ok {
 			leader = -1
 		}
-		if p.records == 0 && p.failed == 0 {
-			continue
-		}
-		res.Partitions = append(res.Partitions, PartitionResult{Partition: int32(i), Leader: leader,
-			Records: p.records, Failed: p.failed, Bytes: p.bytes, LatencyMs: latencyOf(&p.latency)})
+		pr := PartitionResult{Partition: int32(i), Leader: leader, Records: p.records, Failed: failed, Bytes: p.bytes,
+			LatencyMs: latencyOf(&p.latency)}
+		res.Partitions = append(res.Partitions, pr)
 		if leader >= 0 {
 			b := brokers[leader]
 			if b == nil {
 				b = &brokerStats{BrokerResult: BrokerResult{Broker: leader}}
 				brokers[leader] = b
 			}
-			b.add(int32(i), p)
+			b.add(&pr, &p.latency)
 		}
 	}
 	for _, b := range brokers {
@@ -212,10 +217,19 @@ type brokerStats struct {
 	latency histogram.Histogram
 }
 
-func (b *brokerStats) add(partition int32, p *partitionStats) {
-	b.Partitions = append(b.Partitions, partition)
-	b.Records += p.records
-	b.Failed += p.failed
-	b.Bytes += p.bytes
-	b.latency.Merge(&p.latency)
+func (b *brokerStats) add(p *PartitionResult, latency *histogram.Histogram) {
+	b.Partitions = append(b.Partitions, p.Partition)
+	b.Records += p.Records
+	b.Failed += p.Failed
+	b.Bytes += p.Bytes
+	b.latency.Merge(latency)
+}
+
+// maxPartition is the highest partition of m, -1 when it is empty.
+func maxPartition(m map[int32]int64) int {
+	most := -1
+	for p := range m {
+		most = max(most, int(p))
+	}
+	return most
 }
