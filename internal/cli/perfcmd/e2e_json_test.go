@@ -222,3 +222,19 @@ func TestThroughputIsHeld(t *testing.T) {
 	require.NotNil(t, sum.Settings.Throughput)
 	assert.Equal(t, rate, *sum.Settings.Throughput)
 }
+
+// TestProducerFlags: the produce run's producer flags apply, -p among them.
+func TestProducerFlags(t *testing.T) {
+	c := newCluster(t)
+	res := perf(t, "-b", brokers(c), "-t", "t", "--num-records", "500", "--record-size", "10", "-p", "2", "-z", "zstd",
+		"--linger", "1ms", "-a", "1", "-o", "json")
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	sum := summary(t, res.stdout)
+	require.Len(t, sum.Partitions, 1)
+	assert.Equal(t, int32(2), sum.Partitions[0].Partition)
+	assert.Equal(t, "zstd", sum.Settings.Compression)
+	assert.Equal(t, "1", sum.Settings.Acks)
+	for _, r := range consume(t, c, "t", 500) {
+		assert.Equal(t, int32(2), r.Partition)
+	}
+}
