@@ -65,14 +65,8 @@ type ProducerDefaults struct {
 // as Load does for a produce run, without its input, report and run
 // options. Its errors are usage errors.
 func LoadProducer(fs *pflag.FlagSet, stderr io.Writer, def ProducerDefaults) (*Options, error) {
-	var opts *Options
-	_, err := resolve(fs, stderr, func(vals optionValues) (*Connection, []string, error) {
-		o, warnings, err := buildProducerOptions(vals, def)
-		if err != nil {
-			return nil, nil, err
-		}
-		opts = o
-		return &o.Connection, warnings, nil
+	_, opts, err := resolveOptions(fs, stderr, func(vals optionValues) (*Options, []string, error) {
+		return buildProducerOptions(vals, def)
 	})
 	if err != nil {
 		return nil, err

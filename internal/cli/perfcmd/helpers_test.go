@@ -1,13 +1,12 @@
 package perfcmd_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -64,24 +63,6 @@ func formatRE(format string) *regexp.Regexp {
 	return regexp.MustCompile(b.String())
 }
 
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of a run.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // result is what one run printed and returned.
 type result struct {
 	code           int
@@ -96,21 +77,36 @@ func perf(t *testing.T, args ...string) result {
 	return perfCtx(t, context.Background(), args...)
 }
 
-// perfCtx is perf with ctx standing in for the signals.
+// perfCtx is perf with ctx standing in for the signals. Its stdout and
+// stderr are files, which the run's goroutines may write at once.
 func perfCtx(t *testing.T, ctx context.Context, args ...string) result {
 	t.Helper()
-	var out, errOut syncBuffer
+	dir := t.TempDir()
+	out, errOut := filepath.Join(dir, "stdout"), filepath.Join(dir, "stderr")
+	streams := cmdutil.Streams{In: strings.NewReader(""), Out: createFile(t, out), Err: createFile(t, errOut)}
 	done := make(chan int, 1)
-	go func() {
-		done <- cli.Execute(ctx, append([]string{perfcmd.Name}, args...), cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
-	}()
+	go func() { done <- cli.Execute(ctx, append([]string{perfcmd.Name}, args...), streams) }()
+	read := func(name string) string {
+		b, err := os.ReadFile(name)
+		require.NoError(t, err)
+		return string(b)
+	}
 	select {
 	case code := <-done:
-		return result{code: code, stdout: out.String(), stderr: errOut.String()}
+		return result{code: code, stdout: read(out), stderr: read(errOut)}
 	case <-time.After(2 * time.Minute):
-		t.Fatalf("kproduce perf %q did not end; stderr so far:\n%s", args, errOut.String())
+		t.Fatalf("kproduce perf %q did not end; stderr so far:\n%s", args, read(errOut))
 		return result{}
 	}
+}
+
+// createFile creates a file closed when the test ends.
+func createFile(t *testing.T, name string) *os.File {
+	t.Helper()
+	f, err := os.Create(name)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.Close() })
+	return f
 }
 
 // newCluster starts a kfake cluster for one test: one broker and a topic
