@@ -110,6 +110,7 @@ func TestUsageErrors(t *testing.T) {
 		"missing payload file":    {[]string{"-t", "t", "--num-records", "10", "--payload-file", file + ".nope"}, "payloads.txt.nope"},
 		"empty payload file":      {[]string{"-t", "t", "--num-records", "10", "--payload-file", empty}, "no payload in it"},
 		"bad transaction length":  {[]string{"-t", "t", "--num-records", "10", "--record-size", "10", "--transaction-duration-ms", "0"}, "--transaction-duration-ms"},
+		"records too large":       {[]string{"-t", "t", "--num-records", "10", "--record-size", "2MiB"}, "cannot fit in a request of --max-request-size 1048576"},
 		"unknown flag":            {[]string{"-t", "t", "--num-records", "10", "--record-size", "10", "--nope"}, "unknown flag: --nope"},
 		"idempotence and acks=1":  {[]string{"-t", "t", "--num-records", "10", "--record-size", "10", "--producer-props", "acks=1", "enable.idempotence=true"}, "idempotence"},
 		"props of another flag's": {[]string{"-t", "t", "--num-records", "10", "--record-size", "10", "--producer-props"}, "flag needs an argument"},

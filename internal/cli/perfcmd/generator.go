@@ -11,6 +11,10 @@ import (
 // maxBatch is the most records made and handed to the producer together.
 const maxBatch = 1024
 
+// maxBatchBytes bounds the keys, values and headers of a batch the
+// generator makes (its memory): large records go in smaller batches.
+const maxBatchBytes = 1 << 20
+
 // generator makes a run's records a batch at a time, in memory it reuses
 // from one batch to the next (the producer copies the records it takes):
 // no allocation per record. Its randomness is seeded, as
@@ -68,7 +72,13 @@ func (g *generator) recordBytes() int {
 	return g.keySize + value + g.headers*g.headerSize
 }
 
-// fill makes the next len(refs) records (at most maxBatch), each with its
+// batchLimit is the most records of a batch: maxBatch, fewer when they
+// are large, at least one.
+func (g *generator) batchLimit() int {
+	return max(1, min(maxBatch, maxBatchBytes/max(1, g.recordBytes())))
+}
+
+// fill makes the next len(refs) records (at most batchLimit), each with its
 // ref as Opaque and its size (key, value and headers) set in it, and
 // returns them. They are valid until the next fill.
 func (g *generator) fill(refs []recordRef) []*sender.Record {

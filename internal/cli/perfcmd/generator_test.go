@@ -151,3 +151,13 @@ func BenchmarkGenerator(b *testing.B) {
 		})
 	}
 }
+
+func TestGeneratorBatchesOfLargeRecordsAreSmaller(t *testing.T) {
+	assert.Equal(t, maxBatch, newGenerator(testOptions(Payload{Size: 100})).batchLimit())
+	assert.Equal(t, 16, newGenerator(testOptions(Payload{Size: 64 << 10})).batchLimit())
+	g := newGenerator(testOptions(Payload{Size: 2 << 20}))
+	require.Equal(t, 1, g.batchLimit(), "at least one")
+	recs := g.fill(refsOf(1))
+	assert.Len(t, recs[0].Value, 2<<20)
+	assert.LessOrEqual(t, cap(g.arena), 2<<20, "the arena holds one batch")
+}

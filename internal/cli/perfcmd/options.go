@@ -170,6 +170,10 @@ func (o *Options) read(r *config.FlagReader) {
 	}
 	o.Histogram = r.Bool("histogram")
 	o.ReportingInterval = r.Duration("reporting-interval", true)
+	if size := int64(o.Payload.Size) + int64(o.KeySize) + int64(o.Headers)*int64(o.HeaderSize); size > int64(o.Producer.MaxRequestSize) {
+		r.Fail("record-size", fmt.Errorf("%w: a record of %d bytes (key, value and headers) cannot fit in a request of --max-request-size %d; "+
+			"raise --max-request-size (and the topic's max.message.bytes) or make the records smaller", config.ErrBadValue, size, o.Producer.MaxRequestSize))
+	}
 }
 
 // readLength reads how long the run is: --num-records, --duration and

@@ -127,11 +127,11 @@ func (r *perfRun) handOverAll(ctx context.Context, start time.Time) error {
 	}
 }
 
-// nextBatch is the size of the next batch: at most maxBatch, no more than
-// --num-records leaves, and never across the end of the warm-up; 0 when
-// every record was handed over.
+// nextBatch is the size of the next batch: at most the generator's
+// limit, no more than --num-records leaves, and never across the end of
+// the warm-up; 0 when every record was handed over.
 func (r *perfRun) nextBatch() int {
-	n := int64(maxBatch)
+	n := int64(r.gen.batchLimit())
 	if r.opts.NumRecords > 0 {
 		n = min(n, r.opts.NumRecords-r.handed)
 	}
