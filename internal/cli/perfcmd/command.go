@@ -18,7 +18,7 @@ const Name = "perf"
 // gone through ExpandArgs.
 func NewCommand(s cmdutil.Streams, runF func(context.Context, *Options) error) *cobra.Command {
 	if runF == nil {
-		runF = func(ctx context.Context, o *Options) error { return cmdutil.Exit(runPerf(ctx, o, s)) }
+		runF = func(ctx context.Context, o *Options) error { return runPerf(ctx, o, s) }
 	}
 	cmd := cmdutil.NewSubcommand(Name+" --topic TOPIC (--num-records N | --duration D) (--record-size B | --payload-file F | --payload-monotonic) [flags]",
 		"Load-test a cluster as kafka-producer-perf-test does: throughput and latency of every record",

@@ -38,8 +38,10 @@ type transactionState struct {
 	committed, aborted int64
 }
 
-// runPerf runs the load test of o and returns the exit status.
-func runPerf(ctx context.Context, o *Options, s cmdutil.Streams) int {
+// runPerf runs the load test of o and returns the error that gives the
+// exit status: a usage error not printed yet (the producer refused its
+// options), or cmdutil.Exit once everything is printed.
+func runPerf(ctx context.Context, o *Options, s cmdutil.Streams) error {
 	r := &perfRun{opts: o, s: s, out: newOutput(o, s.Out), gen: newGenerator(o)}
 	r.col = newCollector(o.ReportingInterval, o.Producer.Topic, r.out, s.Err)
 	opts, err := o.Producer.ProducerOptions(false)
@@ -48,8 +50,7 @@ func runPerf(ctx context.Context, o *Options, s cmdutil.Streams) int {
 		r.prod, err = sender.New(append(opts, sender.AfterPromises(func() { col.endTurn() }))...)
 	}
 	if err != nil {
-		cmdutil.PrintError(s.Err, cmdutil.AsUsageError(err))
-		return cmdutil.ExitUsage
+		return cmdutil.AsUsageError(err)
 	}
 	r.out.preamble(o)
 	start, err := r.prepare(ctx)
@@ -57,7 +58,7 @@ func runPerf(ctx context.Context, o *Options, s cmdutil.Streams) int {
 		err = r.handOverAll(ctx, start)
 	}
 	err = r.finish(ctx, err)
-	return r.report(ctx, err, time.Now())
+	return cmdutil.Exit(r.report(ctx, err, time.Now()))
 }
 
 // prepare waits for the topic's metadata (and, for transactions, the
