@@ -14,6 +14,8 @@
 #   T1 plain lines, -o none      T2 T1 with -o text (compared with kcat's T1)
 #   T3 keyed, -K ' ' (1,000,000 distinct keys)     T4 T1 with -z lz4 / -z zstd
 #   W1 200,000 keyed lines to a topic of 1,000 partitions (peak RSS vs T1's)
+#   G1 LINES generated 100-byte records, no input: kproduce perf --record-size 100
+#      (records/s vs kproduce's T1), beside kcat fed by a generator (yes | head)
 #   J1 one -f json run of 100 topics x 1,000 records, new topics (by topic, and interleaved)
 #   S1 a single record (echo x | ...), connect to exit
 #   L1 one line every 200 ms on an open pipe: delay to report and to a consumer
@@ -157,6 +159,8 @@ for mode in $modes; do
       measure "T4-$z" franz "$L" "$peer -b BROKER -t bench -z $z"
       for t in "${tools[@]}"; do measure "T4-$z" "$t" "$L" "$(bin "$t") -b BROKER -t bench -z $z -o none"; done
     done
+    [[ $have_kcat == 1 ]] && measure G1 kcat /dev/null 'yes $(printf %0100d 0) | head -n '"$lines"' | kcat -P -b BROKER -t bench'
+    measure G1 kproduce /dev/null "$kp perf -b BROKER -t bench --record-size 100 --num-records $lines --throughput -1"
     wide=(-partitions 1000 -topics wide)
     [[ $have_kcat == 1 ]] && measure W1 kcat "$work/wide.txt" "kcat -P -b BROKER -t wide -K ' '" "${wide[@]}"
     for t in "${tools[@]}"; do measure W1 "$t" "$work/wide.txt" "$(bin "$t") -b BROKER -t wide -K ' ' -o none" "${wide[@]}"; done
@@ -193,7 +197,7 @@ def ratio(a, b, i):
     return st.median(rs) if rs else None
 f = lambda x, p=3: f"{x:8.{p}f}" if x is not None else f"{'-':>8}"
 counts = {'S1': 1, 'W1': min(lines, 200000), 'J1': 100000, 'J1-mixed': 100000}
-order = ['T1', 'T2', 'T3', 'T4-lz4', 'T4-zstd', 'W1', 'J1', 'J1-mixed', 'S1']
+order = ['T1', 'T2', 'T3', 'T4-lz4', 'T4-zstd', 'G1', 'W1', 'J1', 'J1-mixed', 'S1']
 modes = sorted({k[0] for k in rows}, key=lambda m: ['store', 'drop'].index(m) if m in ('store', 'drop') else 9)
 for mode in modes:
     print(f"\n## broker that {'stores' if mode == 'store' else 'drops'} the records")
@@ -225,6 +229,9 @@ for mode in modes:
     if (mode, 'S1', 'kcat') in rows:
         p5 += f" (kcat {f(med(kc('S1'), 0) * 1000, 1)} ms, {f(med(kc('S1'), 2), 1)} MiB)"
     out.append(p5)
+    g1 = ratio(t('G1'), t('T1'), 0)
+    out.append(f"P6 G1 perf records/s vs T1 {f(1 / g1 if g1 else None)} (>= 0.9); vs kcat fed by yes: wall {f(ratio(t('G1'), kc('G1'), 0))}, "
+               f"CPU {f(ratio(t('G1'), kc('G1'), 1))}, RSS {f(ratio(t('G1'), kc('G1'), 2))}")
     print(f"{mode}:")
     for o in out:
         print("  " + o)

@@ -10,6 +10,7 @@ import (
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/internal/cli/configcmd"
 	"github.com/kproduce/kproduce/internal/cli/metadatacmd"
+	"github.com/kproduce/kproduce/internal/cli/perfcmd"
 	"github.com/kproduce/kproduce/internal/cli/producecmd"
 	"github.com/kproduce/kproduce/internal/cli/versioncmd"
 )
@@ -22,7 +23,7 @@ func NewRootCommand(s cmdutil.Streams) *cobra.Command {
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	root.AddCommand(metadatacmd.NewCommand(s, nil), checkcmd.NewCommand(s, nil),
+	root.AddCommand(metadatacmd.NewCommand(s, nil), checkcmd.NewCommand(s, nil), perfcmd.NewCommand(s, nil),
 		configcmd.NewCommand(s, nil), versioncmd.NewCommand(s))
 	addVersionFlag(root, s)
 	// cobra's completion command (bash, zsh, fish, powershell), added now
@@ -60,7 +61,7 @@ func addVersionFlag(root *cobra.Command, s cmdutil.Streams) {
 // on stderr.
 func Execute(ctx context.Context, args []string, s cmdutil.Streams) int {
 	cmd := NewRootCommand(s)
-	cmd.SetArgs(args)
+	cmd.SetArgs(subcommandArgs(cmd, args))
 	ran, err := cmd.ExecuteContextC(ctx)
 	if err != nil && !cmdutil.IsReported(err) {
 		path := "kproduce"
@@ -70,6 +71,16 @@ func Execute(ctx context.Context, args []string, s cmdutil.Streams) int {
 		cmdutil.PrintErrorFor(s.Err, err, path)
 	}
 	return cmdutil.ExitCode(err)
+}
+
+// subcommandArgs lets the subcommand about to run rewrite its command
+// line first: kproduce perf takes kafka-producer-perf-test's flags of
+// several values (--producer-props a=1 b=2).
+func subcommandArgs(root *cobra.Command, args []string) []string {
+	if c, _, err := root.Find(args); err == nil && c.Name() == perfcmd.Name {
+		return perfcmd.ExpandArgs(args)
+	}
+	return args
 }
 
 // completionUsage is kproduce completion without a known shell: a usage

@@ -9,7 +9,7 @@ import (
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/internal/cli/config"
-	"github.com/kproduce/kproduce/pkg/network"
+	"github.com/kproduce/kproduce/internal/cli/report"
 	"github.com/kproduce/kproduce/pkg/protocol"
 	"github.com/kproduce/kproduce/pkg/sender"
 )
@@ -154,7 +154,7 @@ func (r *canaryRun) result(p int32, leader int32, readBack bool) (partitionResul
 		case !c.finished:
 			res.fail("timed out", errors.New("no outcome before the check ended"))
 		case c.err != nil:
-			res.fail(failureReason(c.err), c.err)
+			res.fail(report.FailureReason(c.err), c.err)
 		default:
 			d := c.done.Sub(c.sent)
 			lat = append(lat, d)
@@ -192,22 +192,4 @@ func (p *partitionResult) fail(reason string, detail error) {
 	p.OK = false
 	d := detail.Error()
 	p.Error, p.Detail = &reason, &d
-}
-
-// failureReason names why a canary failed: "not reachable" when its
-// leader could not be connected to, the Kafka error code's name when the
-// broker answered one, "timed out" when the delivery timeout passed
-// without either, "failed" otherwise.
-func failureReason(err error) string {
-	var kerr *protocol.Error
-	switch {
-	case errors.Is(err, sender.ErrLeaderUnreachable), errors.Is(err, network.ErrDisconnected),
-		errors.Is(err, network.ErrConnectionSetupTimeout):
-		return "not reachable"
-	case errors.As(err, &kerr):
-		return kerr.Name
-	case errors.Is(err, sender.ErrDeliveryTimeout), errors.Is(err, network.ErrRequestTimedOut):
-		return "timed out"
-	}
-	return "failed"
 }

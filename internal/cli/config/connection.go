@@ -2,7 +2,6 @@ package config
 
 import (
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -30,21 +29,14 @@ func connectionOptionNames() []string {
 
 // AddConnectionFlags defines the connection options' flags on fs, with
 // the produce command's defaults and help.
-func AddConnectionFlags(fs *pflag.FlagSet) {
-	names := connectionOptionNames()
-	specs := slices.DeleteFunc(optionSpecs(), func(o optionSpec) bool { return !slices.Contains(names, o.Name) })
-	addSpecFlags(fs, specs)
-	fs.SetNormalizeFunc(normalizeFlag)
-}
+func AddConnectionFlags(fs *pflag.FlagSet) { addNamedFlags(fs, connectionOptionNames()) }
 
 // AddSubcommandFlags defines the connection options' flags on a
 // subcommand, and makes shell completion offer the values of its
 // enumerated flags (its own -o: text or json).
 func AddSubcommandFlags(cmd *cobra.Command) {
 	AddConnectionFlags(cmd.Flags())
-	choices := Choices()
-	choices["output"] = []string{"text", "json"}
-	cmdutil.RegisterChoices(cmd, choices)
+	registerSubcommandChoices(cmd)
 }
 
 // LoadConnection resolves a subcommand's connection options and its topic

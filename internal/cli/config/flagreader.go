@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +30,29 @@ func (f *FlagReader) Duration(name string, positive bool) time.Duration {
 
 // Integer reads an integer flag within [lo, hi].
 func (f *FlagReader) Integer(name string, lo, hi int64) int64 { return f.r.integer(name, lo, hi) }
+
+// Size reads a byte-count flag (100, 16KiB, 1MiB) within [lo, hi].
+func (f *FlagReader) Size(name string, lo, hi int64) int64 { return f.r.size(name, lo, hi) }
+
+// Float reads a decimal number flag.
+func (f *FlagReader) Float(name string) float64 {
+	s := f.r.str(name)
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		f.r.failValue(name, s, fmt.Errorf("%w: not a number", ErrBadValue))
+		return 0
+	}
+	return v
+}
+
+// String reads a flag as given.
+func (f *FlagReader) String(name string) string { return f.r.str(name) }
+
+// Escaped reads a flag with delimiter escapes (\n \t \xNN) decoded.
+func (f *FlagReader) Escaped(name string) []byte { return f.r.escaped(name) }
+
+// Given reports whether the flag was given.
+func (f *FlagReader) Given(name string) bool { return f.r.flagGiven(name) }
 
 // Bool reads a true/false flag.
 func (f *FlagReader) Bool(name string) bool { return f.r.boolean(name) }

@@ -96,20 +96,30 @@ func newResolver(fs *pflag.FlagSet) (*resolver, error) {
 // found.
 func Load(fs *pflag.FlagSet, args []string, stderr io.Writer) (*Options, error) {
 	args = ClaimOptionalValues(fs, args)
-	var opts *Options
-	_, err := resolve(fs, stderr, func(vals optionValues) (*Connection, []string, error) {
-		o, warnings, err := buildOptions(vals, args, true)
-		if err != nil {
-			return nil, nil, err
-		}
-		opts = o
-		return &o.Connection, warnings, nil
+	_, opts, err := resolveOptions(fs, stderr, func(vals optionValues) (*Options, []string, error) {
+		return buildOptions(vals, args, true)
 	})
 	if err != nil {
 		return nil, err
 	}
 	logOptions(opts)
 	return opts, nil
+}
+
+// resolveOptions is resolve for a command whose options are an Options
+// (a produce run, kproduce config, a command making records of its own),
+// which build reads and returns with the warnings to log.
+func resolveOptions(fs *pflag.FlagSet, stderr io.Writer, build func(optionValues) (*Options, []string, error)) (*resolver, *Options, error) {
+	var opts *Options
+	r, err := resolve(fs, stderr, func(vals optionValues) (*Connection, []string, error) {
+		o, warnings, err := build(vals)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts = o
+		return &o.Connection, warnings, nil
+	})
+	return r, opts, err
 }
 
 // resolve layers the option values and calls build to read them: the

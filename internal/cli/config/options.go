@@ -155,6 +155,7 @@ func buildOptions(vals optionValues, files []string, requireTopic bool) (*Option
 	r.readInput(o, requireTopic)
 	r.readSchemas(o, requireTopic)
 	r.readProducer(o)
+	r.readRunMode(o)
 	r.readOutput(o)
 	r.readLogLevel(&o.Connection)
 	r.readRunReport(o)
@@ -164,27 +165,38 @@ func buildOptions(vals optionValues, files []string, requireTopic bool) (*Option
 	if err := r.err(); err != nil {
 		return nil, nil, cmdutil.AsUsageError(err)
 	}
-	warnings := r.notes
 	if err := o.checkRecordLimit(vals.IsSet("max-record-bytes")); err != nil {
 		return nil, nil, cmdutil.AsUsageError(err)
 	}
-	if err := o.applyRetryRules(vals.IsSet("idempotence")); err != nil {
-		return nil, nil, cmdutil.AsUsageError(err)
+	w, err := o.applyProducerRules(vals)
+	if err != nil {
+		return nil, nil, err
 	}
-	if err := o.applyTransactionRules(vals.IsSet("idempotence")); err != nil {
-		return nil, nil, cmdutil.AsUsageError(err)
+	return o, append(r.notes, w...), nil
+}
+
+// applyProducerRules applies the rules the Java client applies between
+// the producer's options (retries, transactions, idempotence, timeouts)
+// and returns the warnings to log; its error is a usage error.
+func (o *Options) applyProducerRules(vals optionValues) ([]string, error) {
+	explicit := vals.IsSet("idempotence")
+	if err := o.applyRetryRules(explicit); err != nil {
+		return nil, cmdutil.AsUsageError(err)
 	}
-	if err := o.applyIdempotenceRules(vals.IsSet("idempotence")); err != nil {
-		return nil, nil, cmdutil.AsUsageError(err)
+	if err := o.applyTransactionRules(explicit); err != nil {
+		return nil, cmdutil.AsUsageError(err)
+	}
+	if err := o.applyIdempotenceRules(explicit); err != nil {
+		return nil, cmdutil.AsUsageError(err)
 	}
 	w, err := o.fitRequestTimeout(vals.IsSet("request-timeout") && vals.IsSet("delivery-timeout"))
 	if err != nil {
-		return nil, nil, cmdutil.AsUsageError(err)
+		return nil, cmdutil.AsUsageError(err)
 	}
 	if w != "" {
-		warnings = append(warnings, w)
+		return []string{w}, nil
 	}
-	return o, warnings, nil
+	return nil, nil
 }
 
 // readTarget reads where records go.
@@ -238,7 +250,6 @@ func (r *optionReader) readProducer(o *Options) {
 	}
 	o.Compression = c
 	o.MaxInFlight = int(r.integer("max-in-flight", 1, math.MaxInt32))
-	o.Sync = r.boolean("sync")
 	o.Retries = int(r.integer("retries", -1, math.MaxInt32))
 	o.RequestTimeout = r.duration("request-timeout", true)
 	o.DeliveryTimeout = r.duration("delivery-timeout", true)
@@ -249,13 +260,19 @@ func (r *optionReader) readProducer(o *Options) {
 	o.AllowAutoTopicCreation = r.boolean("allow-auto-topic-creation")
 	o.ClientID = r.str("client-id")
 	o.TransactionalID = strings.TrimSpace(r.str("transactional-id"))
-	o.TransactionRecords = r.integer("transaction-records", 0, math.MaxInt64)
 	o.TransactionTimeout = r.duration("transaction-timeout", true)
-	o.Resume = r.boolean("resume")
-	o.ResumeTopic = strings.TrimSpace(r.str("resume-topic"))
 	if o.TransactionTimeout > math.MaxInt32*time.Millisecond && !r.failed("transaction-timeout") {
 		r.fail("transaction-timeout", fmt.Errorf("%w: at most %s", ErrBadValue, math.MaxInt32*time.Millisecond))
 	}
+}
+
+// readRunMode reads how a produce run hands its input to the producer:
+// --sync, and the chunks and checkpoints of a transactional run.
+func (r *optionReader) readRunMode(o *Options) {
+	o.Sync = r.boolean("sync")
+	o.TransactionRecords = r.integer("transaction-records", 0, math.MaxInt64)
+	o.Resume = r.boolean("resume")
+	o.ResumeTopic = strings.TrimSpace(r.str("resume-topic"))
 }
 
 // readOutput reads the format of the reports.

@@ -56,14 +56,8 @@ type Description struct {
 // derived, with its cause. Warnings go to stderr; its errors are usage
 // errors.
 func Describe(fs *pflag.FlagSet, stderr io.Writer) (*Description, error) {
-	var opts *Options
-	r, err := resolve(fs, stderr, func(vals optionValues) (*Connection, []string, error) {
-		o, warnings, err := buildOptions(vals, nil, false)
-		if err != nil {
-			return nil, nil, err
-		}
-		opts = o
-		return &o.Connection, warnings, nil
+	r, opts, err := resolveOptions(fs, stderr, func(vals optionValues) (*Options, []string, error) {
+		return buildOptions(vals, nil, false)
 	})
 	if err != nil {
 		return nil, err

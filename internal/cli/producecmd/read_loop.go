@@ -89,7 +89,7 @@ func (r *producerRun) hand(ctx context.Context, i int, recs []input.Record) bool
 	oneByOne := r.oneByOne()
 	if r.pacer != nil && oneByOne {
 		// Held back by --rate: the record is read when its turn comes.
-		at, err := r.pacer.wait(ctx)
+		at, err := r.pacer.Wait(ctx)
 		if err != nil {
 			if send, _ := r.prepare(ctx, chunk, recs, false); len(send) > 0 {
 				send[0].Offset = -1

@@ -12,6 +12,7 @@ import (
 	"github.com/kproduce/kproduce/internal/cli/config"
 	"github.com/kproduce/kproduce/internal/cli/input"
 	"github.com/kproduce/kproduce/internal/cli/report"
+	"github.com/kproduce/kproduce/internal/pace"
 	"github.com/kproduce/kproduce/pkg/sender"
 )
 
@@ -42,7 +43,7 @@ type producerRun struct {
 	// reporter's Report itself when that is all promise would do.
 	promiseFn func(*sender.Record, error)
 
-	pacer     *pacer         // --rate; nil without
+	pacer     *pace.Pacer    // --rate; nil without
 	prog      *progress      // --progress; nil when no bar is drawn
 	stats     *runStats      // --stats, --stats-json; nil without either
 	statsJSON *statsJSONFile // --stats-json; nil without
@@ -66,7 +67,7 @@ func runProduce(ctx context.Context, opts *config.Options, s cmdutil.Streams) in
 	opts.Input.OnTopicOverride = topicOverrideWarning(opts.Logger)
 	run := &producerRun{opts: opts, dry: opts.DryRun}
 	if !run.dry {
-		run.pacer, run.stats = newPacer(opts.Rate), newRunStats(opts, start)
+		run.pacer, run.stats = pace.New(opts.Rate, pace.MinWindow), newRunStats(opts, start)
 		if run.statsJSON, err = openStatsJSON(opts.StatsJSON, s.Out); err != nil {
 			cmdutil.PrintError(s.Err, err)
 			return cmdutil.ExitUsage
@@ -195,21 +196,8 @@ func (r *producerRun) report(rec *sender.Record, err error) {
 // close waits for every record to have an outcome. After an interrupt the
 // wait is bounded by --close-timeout; what is still pending then fails.
 func (r *producerRun) close(ctx context.Context, readDone <-chan struct{}) {
-	closeCtx, cancel := context.WithCancel(context.Background())
+	closeCtx, cancel := cmdutil.BoundAfterInterrupt(ctx, r.opts.CloseTimeout)
 	defer cancel()
-	go func() {
-		select {
-		case <-ctx.Done():
-			t := time.NewTimer(r.opts.CloseTimeout)
-			defer t.Stop()
-			select {
-			case <-t.C:
-				cancel()
-			case <-closeCtx.Done():
-			}
-		case <-closeCtx.Done():
-		}
-	}()
 	_ = r.prod.Close(closeCtx)
 	// A reader blocked on an open pipe after an interrupt cannot be woken;
 	// give one that is only finishing its last record a moment, then stop
