@@ -265,9 +265,11 @@ func openInputs(opts *config.Options, stdin io.Reader) ([]input.Input, error) {
 // interrupted before it could be handed to the producer.
 var errInterrupted = errors.New("interrupted before the record was sent")
 
-// sendError explains why the producer did not take a record.
-func sendError(err error) error {
-	if errors.Is(err, context.Canceled) {
+// sendError explains why the producer did not take a record. After an
+// interrupt (ctx ended) a record the producer was closed on, or its wait
+// cut short, was not sent because of the interrupt, and says so.
+func sendError(ctx context.Context, err error) error {
+	if errors.Is(err, context.Canceled) || (ctx.Err() != nil && errors.Is(err, sender.ErrClosed)) {
 		return errInterrupted
 	}
 	if errors.Is(err, sender.ErrNotSent) {
