@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"sync/atomic"
 	"time"
 
@@ -255,9 +256,16 @@ func (r *producerRun) finish(ctx context.Context) int {
 	return cmdutil.ExitOK
 }
 
-// openInputs opens the inputs of opts; a failure is a usage error.
+// openInputs opens the inputs of opts; a failure is a usage error, which
+// says so when the missing file is named like another tool's verb.
 func openInputs(opts *config.Options, stdin io.Reader) ([]input.Input, error) {
 	inputs, err := input.Open(opts.Files, stdin)
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) && errors.Is(err, fs.ErrNotExist) {
+		if hint := config.VerbFileHint(pathErr.Path); hint != "" {
+			err = fmt.Errorf("%w; %s", err, hint)
+		}
+	}
 	return inputs, cmdutil.AsUsageError(err)
 }
 
