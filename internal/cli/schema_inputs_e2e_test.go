@@ -95,6 +95,15 @@ func TestSchemaResumeKeepsTheSchemaOptions(t *testing.T) {
 	assert.Equal(t, 2, run.code)
 	assert.Contains(t, run.errOut, "value-schema")
 	assert.Contains(t, run.errOut, "earlier run")
+	for _, changed := range [][]string{
+		{"--value-schema", a, "--subject-strategy", "record"},
+		{"--value-schema", a, "--use-latest-version"},
+		{"--value-schema", a, "--key-schema-text", `"string"`, "-K", ":"},
+	} {
+		run = e.produceSR(t, "", append(append(args, changed...), data)...)
+		assert.Equal(t, 2, run.code, "%v: %s", changed, run.errOut)
+		assert.Contains(t, run.errOut, "earlier run", "%v", changed)
+	}
 	run = e.produceSR(t, "", append(args, "--value-schema", a, data)...)
 	require.Equal(t, 0, run.code, run.errOut)
 	recs := e.readBack(t, "t", 2)
