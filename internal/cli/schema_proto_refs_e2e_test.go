@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/bufbuild/protocompile"
@@ -191,4 +192,51 @@ func TestSchemaProtobufKeysAndRecordStrategy(t *testing.T) {
 		assert.Contains(t, subjects, s)
 	}
 	assert.Len(t, subjects, 6, fmt.Sprint(subjects))
+}
+
+// TestSchemaRegistryRequestsPerRun counts the registry's requests of runs
+// of 2,000 records: one per id, one for a topic's latest version, and for
+// a Protobuf file with an import two deep a lookup per import (a
+// registration and a lookup more when it is new) and one registration;
+// never one per record.
+func TestSchemaRegistryRequestsPerRun(t *testing.T) {
+	shop, common := protoPaths(t)
+	e := newSREnv(t)
+	var in strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&in, `{"id":"%d","total":{"units":"1"}}`+"\n", i)
+	}
+	args := []string{"-t", "t", "--schema-registry", e.url(), "-o", "none", "--value-schema", filepath.Join(shop, "shop", "order.proto"),
+		"--proto-path", shop, "--proto-path", common}
+	count := func(args ...string) map[string]int {
+		t.Helper()
+		before := e.requests()
+		run := e.produceSR(t, in.String(), args...)
+		require.Equal(t, 0, run.code, run.errOut)
+		diff := map[string]int{}
+		for k, v := range e.requests() {
+			if v != before[k] {
+				diff[k] = v - before[k]
+			}
+		}
+		return diff
+	}
+	assert.Equal(t, map[string]int{
+		"POST /subjects/common/currency.proto": 2, "POST /subjects/common/currency.proto/versions": 1,
+		"POST /subjects/common/money.proto": 2, "POST /subjects/common/money.proto/versions": 1,
+		"POST /subjects/t-value/versions": 1,
+	}, count(args...), "new imports: lookup, registration, lookup for the version")
+	assert.Equal(t, map[string]int{
+		"POST /subjects/common/currency.proto": 1, "POST /subjects/common/money.proto": 1, "POST /subjects/t-value/versions": 1,
+	}, count(args...), "imports known: a lookup each")
+	main, ok := e.reg.GetSchema("t-value", 1)
+	require.True(t, ok)
+	byID := []string{"-t", "t", "--schema-registry", e.url(), "-o", "none", "--value-schema-id", fmt.Sprint(main.ID)}
+	assert.Equal(t, map[string]int{
+		fmt.Sprintf("GET /schemas/ids/%d", main.ID): 1, "GET /subjects/common/money.proto/versions/1": 1, "GET /subjects/common/currency.proto/versions/1": 1,
+	}, count(byID...), "an id, and its references")
+	assert.Equal(t, map[string]int{
+		"GET /subjects/t-value/versions/latest": 1, "GET /subjects/common/money.proto/versions/1": 1, "GET /subjects/common/currency.proto/versions/1": 1,
+	}, count("-t", "t", "--schema-registry", e.url(), "-o", "none", "--value-schema-id", "topic"), "the topic's latest, and its references")
+	assert.EqualValues(t, 8000, e.endOffset(t, "t"))
 }
