@@ -5,7 +5,8 @@
 # --version names the version and commit, man kproduce shows the page, the
 # bash completion completes), then removes it and checks that nothing is
 # left. Needs root and Debian's dpkg; installs man-db and bash-completion
-# when they are missing. CI runs it before the tests.
+# when they are missing, and removes them again at the end. CI runs it
+# before the tests.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -19,21 +20,25 @@ command -v dpkg >/dev/null || fail "needs dpkg (a Debian or Ubuntu machine)"
 if dpkg -s kproduce >/dev/null 2>&1; then
   fail "a kproduce package is installed already: remove it first (dpkg -r kproduce)"
 fi
-missing=()
-command -v man >/dev/null || missing+=(man-db)
-[[ -f /usr/share/bash-completion/bash_completion ]] || missing+=(bash-completion)
-if [[ ${#missing[@]} -gt 0 ]]; then
-  step "installing ${missing[*]}"
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null
-fi
-
 out=$(mktemp -d)
 installed=false
+missing=() # the helpers installed here for the checks
 cleanup() {
   if $installed; then dpkg -r kproduce >/dev/null 2>&1 || true; fi
+  if [[ ${#missing[@]} -gt 0 ]]; then
+    DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq "${missing[@]}" >/dev/null 2>&1 || true
+  fi
   rm -rf "$out"
 }
 trap cleanup EXIT
+
+# The helpers the checks need, removed again by cleanup when installed here.
+command -v man >/dev/null || missing+=(man-db)
+[[ -f /usr/share/bash-completion/bash_completion ]] || missing+=(bash-completion)
+if [[ ${#missing[@]} -gt 0 ]]; then
+  step "installing ${missing[*]} (removed at the end)"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null
+fi
 
 step "building the .deb"
 scripts/release.sh --snapshot --targets linux/amd64 --formats deb --out "$out"

@@ -89,6 +89,12 @@ func TestSchemaRegistryErrorsStopTheRun(t *testing.T) {
 		args  []string
 		want  string
 	}{
+		{"unauthorized", func(e *srEnv) {
+			e.failWith("/subjects/", 401, 401, "Unauthorized")
+		}, []string{"--value-schema", file}, `register under subject "t-value": HTTP 401, error code 401: Unauthorized`},
+		{"forbidden", func(e *srEnv) {
+			e.failWith("/schemas/ids/", 403, 40301, "User is denied operation Read on Subject: t-value")
+		}, []string{"--value-schema-id", "7"}, `schema id 7: HTTP 403, error code 40301: User is denied operation Read on Subject: t-value`},
 		{"unknown id", nil, []string{"--value-schema-id", "999"}, `schema id 999: HTTP 404, error code 40403: schema not found`},
 		{"unknown subject", nil, []string{"--value-schema-id", "topic"}, `latest version of subject "t-value": HTTP 404, error code 40401`},
 		{"incompatible", func(e *srEnv) {
@@ -122,8 +128,9 @@ func TestSchemaRegistryUnreachableOrSilent(t *testing.T) {
 	require.NoError(t, closed.Close())
 	run := e.produceSR(t, `{"s":"x"}`+"\n", "-t", "t", "--schema-registry", refused, "--value-schema", file)
 	assert.Equal(t, 1, run.code)
-	assert.Contains(t, run.errOut, "schema registry "+refused+"/subjects/t-value/versions: register under subject \"t-value\": ")
+	assert.Contains(t, run.errOut, "error: schema registry "+refused+"/subjects/t-value/versions: register under subject \"t-value\": ")
 	assert.Contains(t, run.errOut, "connection refused")
+	assert.Equal(t, 1, strings.Count(run.errOut, "\n"), "one message: %s", run.errOut)
 
 	silent, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -146,7 +153,9 @@ func TestSchemaRegistryUnreachableOrSilent(t *testing.T) {
 	run = e.produceSR(t, `{"s":"x"}`+"\n", "-t", "t", "--schema-registry", "http://"+silent.Addr().String(), "--value-schema", file,
 		"--bootstrap-timeout", "300ms")
 	assert.Equal(t, 1, run.code)
-	assert.Contains(t, run.errOut, "no answer in time")
+	assert.Contains(t, run.errOut, `register under subject "t-value": no answer within 300ms (--bootstrap-timeout)`,
+		"bounded by the bootstrap timeout, not the run's")
+	assert.Equal(t, 1, strings.Count(run.errOut, "\n"), "one message: %s", run.errOut)
 	assert.Zero(t, e.endOffset(t, "t"))
 }
 

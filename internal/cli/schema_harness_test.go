@@ -17,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 
@@ -115,23 +114,7 @@ func (e *srEnv) readBack(t *testing.T, topic string, n int) []*kgo.Record {
 // exist): how many records were produced.
 func (e *srEnv) endOffset(t *testing.T, topic string) int64 {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(e.cluster.ListenAddrs()...))
-	require.NoError(t, err)
-	defer cl.Close()
-	req := kmsg.NewPtrListOffsetsRequest()
-	rt := kmsg.NewListOffsetsRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewListOffsetsRequestTopicPartition()
-	rp.Timestamp = -1
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	resp, err := req.RequestWith(context.Background(), cl)
-	require.NoError(t, err)
-	p := resp.Topics[0].Partitions[0]
-	if p.ErrorCode != 0 {
-		return 0
-	}
-	return p.Offset
+	return partitionEnd(t, e.cluster.ListenAddrs(), topic, 0)
 }
 
 // confluentClient is Confluent's own Schema Registry client on the

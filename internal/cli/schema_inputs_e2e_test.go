@@ -95,6 +95,22 @@ func TestSchemaResumeKeepsTheSchemaOptions(t *testing.T) {
 	assert.Equal(t, 2, run.code)
 	assert.Contains(t, run.errOut, "value-schema")
 	assert.Contains(t, run.errOut, "earlier run")
+	for _, changed := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--value-schema", a, "--subject-strategy", "record"}, "--value-schema-settings was"},
+		{[]string{"--value-schema", a, "--use-latest-version"}, "--value-schema-settings was"},
+		{[]string{"--value-schema", a, "-k", `"k"`}, "--key was"},
+		{[]string{"--value-schema", a, "-k", `"k"`, "--key-schema-text", `"string"`}, `--key-schema was "(none)" in the earlier run`},
+	} {
+		run = e.produceSR(t, "", append(append(args, changed.args...), data)...)
+		assert.Equal(t, 2, run.code, "%v: %s", changed.args, run.errOut)
+		assert.Contains(t, run.errOut, changed.want, "%v", changed.args)
+	}
+	run = e.produceSR(t, "", append(args, data)...)
+	assert.Equal(t, 2, run.code, "a value schema left out: %s", run.errOut)
+	assert.Contains(t, run.errOut, `in the earlier run, "(none)" now`)
 	run = e.produceSR(t, "", append(args, "--value-schema", a, data)...)
 	require.Equal(t, 0, run.code, run.errOut)
 	recs := e.readBack(t, "t", 2)

@@ -39,12 +39,12 @@ func foreignFlags() map[string]string {
 		"-T": "kproduce reports each record on stdout; -o '%v\\n' prints each value delivered",
 		"-d": "--log-level debug (or -v, -vv)", "-V": "kproduce --version", "-u": "reports are written as records are delivered",
 		"-E": "kproduce reports each failed record and goes on; the exit status says whether all were delivered",
-		"-e": consume, "-s": "kproduce sends bytes as they are: serialize before (Avro and Protobuf are not supported)",
-		"-r":                  "kproduce does not talk to a schema registry",
+		"-e": consume, "-s": "kcat's -s picks a consumer's deserializer: to produce Avro, Protobuf or JSON Schema records, give --schema-registry URL and --value-schema FILE (or --value-schema-id N)",
+		"-r":                  "the Schema Registry is --schema-registry URL (kcat's -r serves its consumer's -s avro)",
 		"--consumer-property": consume, "--from-beginning": consume, "--group": consume,
-		"--schema-id": "kproduce does not talk to a schema registry", "--schema-type": "kproduce does not talk to a schema registry",
-		"--key-serializer": "kproduce sends bytes as they are", "--value-serializer": "kproduce sends bytes as they are",
-		"--print-offsets": "reports are on by default (-o text, json or a template)",
+		"--key-serializer":   "kproduce sends bytes as they are, or encodes JSON keys with --key-schema and --schema-registry",
+		"--value-serializer": "kproduce sends bytes as they are, or encodes JSON values with --value-schema and --schema-registry",
+		"--print-offsets":    "reports are on by default (-o text, json or a template)",
 	}
 }
 

@@ -38,6 +38,10 @@ func (r *optionReader) readInput(o *Options, requireTopic bool) {
 	o.Input.MaxRecordBytes = r.size("max-record-bytes", 1, math.MaxInt64)
 	o.Count = r.integer("count", 0, math.MaxInt64)
 	if requireTopic && o.Topic == "" && !o.Input.CanNameTopics() && !r.failed("format") {
+		if hint := missingTopicHint(o.Files); hint != "" {
+			r.fail("topic", fmt.Errorf("%w: a topic is required: %s", ErrBadValue, hint))
+			return
+		}
 		r.fail("topic", fmt.Errorf("%w: a topic is required (only json records and format strings with %%t can name their own)", ErrBadValue))
 	}
 }

@@ -182,14 +182,16 @@ func (r *optionReader) loadSchema(spec *schema.Spec, local **schema.Local) {
 
 // ResumeOptions are the schema options a resumed load must keep: each
 // schema's source, format, message type and subject strategy, a local
-// schema by the digest of its text. Empty without schemas.
+// schema by the digest of its text; "(none)" for a key or value without a
+// schema, so that a resumed run cannot add one.
 func (s *SchemaOptions) ResumeOptions() map[string]string {
 	m := map[string]string{}
-	for _, spec := range []*schema.Spec{s.Key, s.Value} {
+	for role, spec := range map[string]*schema.Spec{"key": s.Key, "value": s.Value} {
+		p := role + "-schema"
 		if spec == nil {
+			m[p] = noValue
 			continue
 		}
-		p := spec.Role.String() + "-schema"
 		switch {
 		case spec.TopicLatest:
 			m[p] = "id topic"

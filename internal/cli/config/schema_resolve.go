@@ -40,10 +40,11 @@ func (o *Options) ResolveSchemas(ctx context.Context, stderr io.Writer) error {
 	if err != nil {
 		return cmdutil.AsUsageError(err)
 	}
-	timeout := o.BootstrapTimeout
+	timeout, bound := o.BootstrapTimeout, "--bootstrap-timeout"
 	if timeout <= 0 {
-		timeout = o.DeliveryTimeout
+		timeout, bound = o.DeliveryTimeout, "--delivery-timeout"
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res := schema.NewResolver(reg, o.DryRun)
@@ -64,6 +65,10 @@ func (o *Options) ResolveSchemas(ctx context.Context, stderr io.Writer) error {
 		if err != nil {
 			if errors.Is(err, schema.ErrSchema) {
 				return cmdutil.AsUsageError(err)
+			}
+			var re *schema.RegistryError
+			if errors.As(err, &re) && re.Status == 0 && ctx.Err() != nil && parent.Err() == nil {
+				re.Err = fmt.Errorf("no answer within %v (%s)", timeout, bound)
 			}
 			return err
 		}

@@ -182,7 +182,7 @@ func (r *producerRun) produce(ctx context.Context, send []*sender.Record) bool {
 			r.stats.sentBytes(-int64(len(rec.Key) + len(rec.Value)))
 		}
 		rec.Offset = -1
-		r.report(rec, sendError(err))
+		r.report(rec, sendError(ctx, err))
 		off += k + 1
 		if r.shouldStop(ctx) {
 			if r.stats != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"sync/atomic"
 	"time"
 
@@ -243,9 +244,16 @@ func (r *producerRun) finish(ctx context.Context) int {
 	return cmdutil.ExitOK
 }
 
-// openInputs opens the inputs of opts; a failure is a usage error.
+// openInputs opens the inputs of opts; a failure is a usage error, which
+// says so when the missing file is named like another tool's verb.
 func openInputs(opts *config.Options, stdin io.Reader) ([]input.Input, error) {
 	inputs, err := input.Open(opts.Files, stdin)
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) && errors.Is(err, fs.ErrNotExist) {
+		if hint := config.VerbFileHint(pathErr.Path); hint != "" {
+			err = fmt.Errorf("%w; %s", err, hint)
+		}
+	}
 	return inputs, cmdutil.AsUsageError(err)
 }
 
@@ -253,9 +261,11 @@ func openInputs(opts *config.Options, stdin io.Reader) ([]input.Input, error) {
 // interrupted before it could be handed to the producer.
 var errInterrupted = errors.New("interrupted before the record was sent")
 
-// sendError explains why the producer did not take a record.
-func sendError(err error) error {
-	if errors.Is(err, context.Canceled) {
+// sendError explains why the producer did not take a record. After an
+// interrupt (ctx ended) a record the producer was closed on, or its wait
+// cut short, was not sent because of the interrupt, and says so.
+func sendError(ctx context.Context, err error) error {
+	if errors.Is(err, context.Canceled) || (ctx.Err() != nil && errors.Is(err, sender.ErrClosed)) {
 		return errInterrupted
 	}
 	if errors.Is(err, sender.ErrNotSent) {

@@ -33,6 +33,7 @@ type txnRun struct {
 	committedRecords int64  // records of the committed transactions
 	finalReason      string // the abort reason of reports released after Close ("" after a commit)
 	releaseAtClose   bool   // reports are released once the producer has closed
+	lastCommitted    string // the input position of the last record committed ("" before a commit)
 
 	mu      sync.Mutex   // guards held and failure: the producer's callback writes them
 	held    *heldReports // the open transaction's reports
@@ -48,7 +49,9 @@ func (t *txnRun) hold(rec *sender.Record, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.held.put(rec, err, t.keepBytes)
-	if err != nil && t.failure == "" && !errors.Is(err, sender.ErrTransactionAborted) {
+	// A record the run's interrupt kept from the producer does not fail
+	// its transaction on its own: the interrupt ends it (finish).
+	if err != nil && t.failure == "" && !errors.Is(err, sender.ErrTransactionAborted) && !errors.Is(err, errInterrupted) {
 		source, number := "", int64(0)
 		if o, ok := rec.Opaque.(*input.Origin); ok && o != nil {
 			source, number = o.Source, o.Number
@@ -94,7 +97,7 @@ func (t *txnRun) record(ctx context.Context, send []*sender.Record) bool {
 		if err := t.r.prod.BeginTransaction(); err != nil {
 			for _, rec := range send {
 				rec.Offset = -1
-				t.r.rep.Report(rec, sendError(err))
+				t.r.rep.Report(rec, sendError(ctx, err))
 			}
 			t.stopped = true
 			return false
@@ -129,7 +132,7 @@ func (t *txnRun) finish(ctx context.Context) {
 	reason := t.firstFailure()
 	switch {
 	case ctx.Err() != nil:
-		reason = "interrupted"
+		reason = reasonInterrupted
 	case t.r.prod.FatalError() != nil:
 		reason = t.r.prod.FatalError().Error()
 	case t.r.readErr.Load():
@@ -186,7 +189,7 @@ func (t *txnRun) end(ctx context.Context, reason string, done bool) bool {
 	err := t.r.prod.AbortTransaction(ectx)
 	if errors.Is(err, sender.ErrTransactionOutcomeUnknown) {
 		// The commit reached the coordinator unanswered: it may stand.
-		n := t.releaseAs(fmt.Errorf("%w: %s: the records may or may not have been committed", sender.ErrTransactionOutcomeUnknown, reason))
+		n := t.releaseAs(fmt.Errorf("%w: %s: the records may or may not have been committed", sender.ErrTransactionOutcomeUnknown, reason), false)
 		t.r.rep.Errorf("transaction outcome unknown: %s: %d records may or may not have been committed\n", reason, n)
 		return false
 	}
@@ -197,6 +200,11 @@ func (t *txnRun) end(ctx context.Context, reason string, done bool) bool {
 		// Records may still be completing: report them once the producer
 		// has closed.
 		t.finalReason, t.releaseAtClose = reason, true
+		return false
+	}
+	if reason == reasonInterrupted {
+		n := t.releaseAs(errors.New("transaction aborted: "+reason), true)
+		t.r.rep.Errorf("transaction aborted: %s: %d records not committed; %s\n", reason, n, t.resumeHint())
 		return false
 	}
 	n := t.release(reason)
@@ -225,31 +233,43 @@ func endContext(ctx context.Context, grace, limit time.Duration) (context.Contex
 // how many.
 func (t *txnRun) release(reason string) int {
 	if reason == "" {
-		return t.releaseAs(nil)
+		return t.releaseAs(nil, false)
 	}
-	return t.releaseAs(fmt.Errorf("transaction aborted: %s", reason))
+	return t.releaseAs(fmt.Errorf("transaction aborted: %s", reason), false)
 }
 
 // releaseAs reports the held records in input order: as delivered when
 // verdict is nil, else as failed with verdict (a record that failed on its
-// own keeps its error after the verdict's words). It returns how many.
-func (t *txnRun) releaseAs(verdict error) int {
+// own keeps its error after the verdict's words). summarized leaves the
+// records that failed by the verdict alone to the caller's summary line
+// (Reporter.ReportSummarized). It returns how many.
+func (t *txnRun) releaseAs(verdict error, summarized bool) int {
 	t.mu.Lock()
 	held := t.held
 	t.held, t.failure = new(heldReports), ""
 	t.mu.Unlock()
 	_, fenced := t.fencedReason()
-	return held.each(t.r.sources, func(rec *sender.Record, err error) {
+	var last *input.Origin
+	n := held.each(t.r.sources, func(rec *sender.Record, err error) {
 		switch {
 		case verdict == nil:
+			last, _ = rec.Opaque.(*input.Origin)
 		case err == nil || errors.Is(err, sender.ErrTransactionAborted) || errors.Is(err, errInterrupted),
 			fencingConsequence(err) && fenced:
 			err, rec.Offset = verdict, -1
+			if summarized {
+				t.r.rep.ReportSummarized(rec, err)
+				return
+			}
 		default:
 			err, rec.Offset = fmt.Errorf("%s: %w", verdictWords(verdict), err), -1
 		}
 		t.r.rep.Report(rec, err)
 	})
+	if last != nil && last.Chunk != nil {
+		t.lastCommitted = fmt.Sprintf("%s:%d", last.Source, last.Number)
+	}
+	return n
 }
 
 // verdictWords is how a record that failed on its own is introduced.

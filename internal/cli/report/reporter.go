@@ -84,6 +84,20 @@ func (r *Reporter) CountDeliveriesWith(delivered func() int64) {
 // record's Opaque, when an *input.Origin, says where it was read.
 func (r *Reporter) Report(rec *sender.Record, err error) { r.print(rec, err, false) }
 
+// ReportSummarized reports a failure that one summary line accounts for
+// (each record of a transaction aborted by an interrupt): it is counted,
+// and printed only by a format that writes failures on stdout with the
+// deliveries (json), never as one stderr line per record.
+func (r *Reporter) ReportSummarized(rec *sender.Record, err error) {
+	if r.format.failuresOnStdout() {
+		r.print(rec, err, false)
+		return
+	}
+	r.mu.Lock()
+	r.failed++
+	r.mu.Unlock()
+}
+
 // Promise returns Report as a promise for the producer (a func literal: a
 // method value would add a call to each record's report).
 func (r *Reporter) Promise() func(*sender.Record, error) {
