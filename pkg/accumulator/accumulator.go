@@ -24,8 +24,9 @@ type Accumulator struct {
 	// fitLimit is immutable: the batch size up to which a record appended
 	// to an open batch passes every size check of Append (see fitLimit).
 	fitLimit int
-	pool     *bufferPool   // has its own lock; taken after mu, never before
-	wakeup   chan struct{} // capacity 1; non-blocking sends
+	pool     *bufferPool      // has its own lock; taken after mu, never before
+	workers  *compressWorkers // nil when Close compresses (no codec, no workers); its queue is guarded by mu
+	wakeup   chan struct{}    // capacity 1; non-blocking sends
 	// doneScratch holds *doneScratch for reporting batches (Batch.Done).
 	doneScratch sync.Pool
 	// delivered and failed count the records of the batches done.
@@ -74,9 +75,11 @@ func New(cfg Config, cb Callback) *Accumulator {
 	}
 	a.doneScratch.New = newDoneScratch
 	a.pool = newBufferPool(cfg.BufferMemory, a.limit, a.onMemoryWait)
-	if cfg.Codec != protocol.CodecNone {
-		// Room for the compressed copy of a full batch (see Batch.Close),
-		// so that compressing does not overdraw the budget.
+	a.workers = newCompressWorkers(&cfg)
+	if cfg.Codec != protocol.CodecNone && cfg.ResultRecords {
+		// Room for the compressed copy of a full batch, which the records
+		// cannot make room for (see compressRecords), so that compressing
+		// rarely overdraws the budget.
 		a.pool.reserve = int64(a.pool.sizeFor(a.limit + protocol.CompressionOverhead(cfg.Codec, a.limit)))
 	}
 	return a
@@ -162,22 +165,37 @@ func (a *Accumulator) completed(b *Batch) {
 // the pool. Call it once after Done, when the batch's encoded bytes are no
 // longer referenced; Done never calls it. Before Done it does nothing, and
 // a second call does nothing. SplitAndReenqueue deallocates the batch it
-// replaces itself.
+// replaces itself. A batch a compression worker is reading (a batch that
+// expired, or was aborted, while it was compressed) is released by that
+// worker when it is done with it.
 func (a *Accumulator) Deallocate(b *Batch) {
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	if b.deallocated || !b.IsDone() {
-		a.mu.Unlock()
 		return
 	}
 	b.deallocated = true
 	delete(a.incomplete, b)
+	switch b.compress {
+	case compressRunning:
+		b.releasePending = true
+		return
+	case compressQueued:
+		b.compress = compressIdle // the workers skip it
+	}
+	a.releaseLocked(b)
+}
+
+// releaseLocked gives a deallocated batch's buffers and completion list
+// back. a.mu must be held (the pool's lock is taken after it).
+func (a *Accumulator) releaseLocked(b *Batch) {
 	if b.comps.stamps != nil && len(a.freeComps) < maxFreeCompletions {
 		b.comps.reset()
 		a.freeComps = append(a.freeComps, b.comps)
 	}
 	buf, compressed := b.buf, b.compressed
 	b.buf, b.compressed, b.encoded, b.comps = nil, nil, nil, completions{}
-	a.mu.Unlock()
+	b.releasePending = false
 	a.pool.release(buf)
 	a.pool.release(compressed)
 }

@@ -56,7 +56,7 @@ func newSender(cfg *config, client *network.Client, acc *accumulator.Accumulator
 		md:           client.Metadata(),
 		acc:          acc,
 		clock:        clock,
-		comp:         protocol.NewCompressor(),
+		comp:         protocol.NewCompressor(protocol.WithLevel(cfg.Accumulator.Codec, cfg.Accumulator.CompressionLevel)),
 		log:          cfg.Logger,
 		idem:         newIdempotence(cfg.Idempotence),
 		txn:          newTransactionManager(cfg),
