@@ -10,9 +10,15 @@ import (
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
-// maxFreeCompletions bounds the recycled completion lists kept for new
-// batches.
-const maxFreeCompletions = 256
+// freeCompletionsShare bounds the recycled completion lists kept for new
+// batches: their capacity, in bytes, stays within this share of the buffer
+// memory. Live lists are bounded by the buffer memory (a record takes at
+// least 7 buffer bytes and about 17 list bytes, 1 without refs), so the
+// free ones, which were live, are too; the bound keeps them to what a
+// steady flow reuses (a 1 MiB batch of 100-byte records needs about 160
+// KiB; the many small batches of many partitions a few hundred bytes each)
+// rather than the peak of a burst.
+const freeCompletionsShare = 4
 
 // Accumulator queues records into per-partition batches (Kafka's
 // RecordAccumulator). Appenders and the sender goroutine share it; one
@@ -50,6 +56,7 @@ type Accumulator struct {
 	drainIndex  map[int32]int               // guarded by mu: per node, where the next Drain starts
 	drainParts  map[int32][]*deque          // guarded by mu: Drain's scratch
 	freeComps   []completions               // guarded by mu: recycled completion lists
+	freeBytes   int                         // guarded by mu: the capacity of freeComps' lists, in bytes
 	calls       uint64                      // guarded by mu: append calls so far (see completions.lastCall)
 	nextExpiry  time.Time                   // guarded by mu: earliest delivery deadline seen by ExpiredBatches
 	lastFill    int                         // guarded by mu: the fill of the batch last closed for appends (see deque.fill)
@@ -144,6 +151,7 @@ func (a *Accumulator) newBatchLocked(tp TopicPartition, buf []byte, timestamp in
 		b.comps = a.freeComps[n-1]
 		a.freeComps[n-1] = completions{}
 		a.freeComps = a.freeComps[:n-1]
+		a.freeBytes -= b.comps.capBytes()
 	}
 	a.incomplete[b] = struct{}{}
 	return b
@@ -189,9 +197,10 @@ func (a *Accumulator) Deallocate(b *Batch) {
 // releaseLocked gives a deallocated batch's buffers and completion list
 // back. a.mu must be held (the pool's lock is taken after it).
 func (a *Accumulator) releaseLocked(b *Batch) {
-	if b.comps.stamps != nil && len(a.freeComps) < maxFreeCompletions {
+	if n := b.comps.capBytes(); n > 0 && int64(a.freeBytes+n) <= a.cfg.BufferMemory/freeCompletionsShare {
 		b.comps.reset()
 		a.freeComps = append(a.freeComps, b.comps)
+		a.freeBytes += n
 	}
 	buf, compressed := b.buf, b.compressed
 	b.buf, b.compressed, b.encoded, b.comps = nil, nil, nil, completions{}

@@ -12,12 +12,21 @@ import (
 // produceAttachment is carried by a Produce request to its response.
 type produceAttachment struct {
 	batches []*accumulator.Batch
+	next    int // where find looks first: brokers answer in the request's order
 }
 
-// find returns the request's batch for a partition, or nil.
+// find returns the request's batch for a partition, or nil. Looking up
+// every partition of a response in order costs one comparison each.
 func (a *produceAttachment) find(topic string, partition int32) *accumulator.Batch {
-	for _, b := range a.batches {
+	if a.next < len(a.batches) {
+		if b := a.batches[a.next]; b.TopicPartition().Partition == partition && b.TopicPartition().Topic == topic {
+			a.next++
+			return b
+		}
+	}
+	for i, b := range a.batches {
 		if tp := b.TopicPartition(); tp.Partition == partition && tp.Topic == topic {
+			a.next = i + 1
 			return b
 		}
 	}
