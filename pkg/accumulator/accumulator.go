@@ -82,7 +82,9 @@ func New(cfg Config, cb Callback) *Accumulator {
 	}
 	a.doneScratch.New = newDoneScratch
 	a.pool = newBufferPool(cfg.BufferMemory, a.limit, a.onMemoryWait)
-	a.workers = newCompressWorkers(&cfg)
+	if a.workers = newCompressWorkers(&cfg); a.workers != nil {
+		a.workers.compress = a.compressBatch
+	}
 	if cfg.Codec != protocol.CodecNone && cfg.ResultRecords {
 		// Room for the compressed copy of a full batch, which the records
 		// cannot make room for (see compressRecords), so that compressing

@@ -25,6 +25,9 @@ type compressWorkers struct {
 	max   int          // immutable
 	spawn func(func()) // immutable: starts a worker; tests run them by hand
 	level int          // immutable: the codec's level
+	// compress is a worker's work on one batch (Accumulator.compressBatch);
+	// immutable, a benchmark models a worker per core with it.
+	compress func(*Batch, *protocol.Compressor)
 
 	// Guarded by Accumulator.mu.
 	queue   []*Batch // sealed batches to compress, oldest first; a batch no longer queued is skipped
@@ -87,7 +90,7 @@ func (a *Accumulator) runCompressWorker() {
 		}
 		b.compress = compressRunning
 		a.mu.Unlock()
-		a.compressBatch(b, comp)
+		a.workers.compress(b, comp)
 		a.signal() // the sender may drain it now
 		a.mu.Lock()
 	}
