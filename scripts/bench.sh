@@ -130,13 +130,13 @@ wanted() { [[ -z $only || " $only " == *" $1 "* ]]; }
 measure() {
   local w=$1 tool=$2 input=$3 cmd=$4 bp="" p=$dport start end wire="- -"; shift 4
   wanted "$w" || return 0
+  rm -f "$work/wire"
   if [[ $mode == store || $# -gt 0 || $w == Z-* ]]; then
     runs=$((runs + 1))
     p=$((port + 10 + runs % 50))
     local flags=("$@")
     [[ ${#flags[@]} -gt 0 ]] || flags=(-partitions 6 -topics bench,lat)
     [[ $mode == drop ]] && flags+=(-blackhole)
-    rm -f "$work/wire"
     [[ $w == Z-* ]] && flags+=(-wire-stats "$work/wire")
     read -r bp p < <(start_broker "$p" "$work/broker-run.log" "${flags[@]}")
     [[ -n $bp ]] || exit 1

@@ -43,19 +43,27 @@ type Accumulator struct {
 	// blocked without sleeping.
 	waitHook func()
 
-	mu          sync.Mutex
-	deques      map[TopicPartition]*deque   // guarded by mu; never removed
+	mu     sync.Mutex
+	deques map[TopicPartition]*deque // guarded by mu; never removed
+	// lastTopic and lastDeques (by partition; nil where not looked up yet)
+	// cache the deques of the topic appended to last: with many
+	// partitions every append call is of another partition, and a slice
+	// index costs less than hashing the map's key. Guarded by mu.
+	lastTopic   string
+	lastDeques  []*deque
 	order       []*deque                    // guarded by mu: every deque, by topic then partition
 	closed      bool                        // guarded by mu
 	flushes     int                         // guarded by mu: flushes in progress
 	flushTarget uint64                      // guarded by mu: the next batch id when the latest flush began
 	flushDone   chan struct{}               // guarded by mu: closed (and cleared) when a batch completes while a flush waits
 	nextID      uint64                      // guarded by mu: the next batch's id
-	incomplete  map[*Batch]struct{}         // guarded by mu: batches not yet done
+	incomplete  incompleteList              // guarded by mu: batches not yet done, oldest first
 	muted       map[TopicPartition]struct{} // guarded by mu: partitions Ready and Drain skip
 	drainIndex  map[int32]int               // guarded by mu: per node, where the next Drain starts
 	drainParts  map[int32][]*deque          // guarded by mu: Drain's scratch
 	freeComps   []completions               // guarded by mu: recycled completion lists
+	retired     []*Batch                    // guarded by mu: deallocated batches, until RecycleBatches
+	freeBatches []*Batch                    // guarded by mu: Batch structs to reuse (see RecycleBatches)
 	freeBytes   int                         // guarded by mu: the capacity of freeComps' lists, in bytes
 	calls       uint64                      // guarded by mu: append calls so far (see completions.lastCall)
 	nextExpiry  time.Time                   // guarded by mu: earliest delivery deadline seen by ExpiredBatches
@@ -75,7 +83,6 @@ func New(cfg Config, cb Callback) *Accumulator {
 		fitLimit:   fitLimit(cfg),
 		wakeup:     make(chan struct{}, 1),
 		deques:     make(map[TopicPartition]*deque),
-		incomplete: make(map[*Batch]struct{}),
 		muted:      make(map[TopicPartition]struct{}),
 		drainIndex: make(map[int32]int),
 		drainParts: make(map[int32][]*deque),
@@ -121,9 +128,30 @@ func (a *Accumulator) onMemoryWait() {
 
 // dequeLocked returns tp's deque, creating it. a.mu must be held.
 func (a *Accumulator) dequeLocked(tp TopicPartition) *deque {
-	if d, ok := a.deques[tp]; ok {
-		return d
+	if tp.Topic != a.lastTopic {
+		a.lastTopic = tp.Topic
+		clear(a.lastDeques)
+		a.lastDeques = a.lastDeques[:0]
 	}
+	p := int(tp.Partition)
+	if p < len(a.lastDeques) && a.lastDeques[p] != nil {
+		return a.lastDeques[p]
+	}
+	d, ok := a.deques[tp]
+	if !ok {
+		d = a.newDequeLocked(tp)
+	}
+	if p < 1<<16 { // more partitions than Kafka allows a topic are left to the map
+		for len(a.lastDeques) <= p {
+			a.lastDeques = append(a.lastDeques, nil)
+		}
+		a.lastDeques[p] = d
+	}
+	return d
+}
+
+// newDequeLocked creates tp's deque. a.mu must be held.
+func (a *Accumulator) newDequeLocked(tp TopicPartition) *deque {
 	d := &deque{tp: tp, fill: a.lastFill}
 	a.deques[tp] = d
 	i, _ := slices.BinarySearchFunc(a.order, tp, func(x *deque, tp TopicPartition) int {
@@ -136,7 +164,8 @@ func (a *Accumulator) dequeLocked(tp TopicPartition) *deque {
 // newBatchLocked creates a batch for tp around buf (empty, with header
 // room) whose first record has the given timestamp. a.mu must be held.
 func (a *Accumulator) newBatchLocked(tp TopicPartition, buf []byte, timestamp int64, createdAt time.Time, id uint64) *Batch {
-	b := &Batch{
+	b := a.batchStructLocked()
+	*b = Batch{
 		acc:           a,
 		tp:            tp,
 		createdAt:     createdAt,
@@ -155,7 +184,7 @@ func (a *Accumulator) newBatchLocked(tp TopicPartition, buf []byte, timestamp in
 		a.freeComps = a.freeComps[:n-1]
 		a.freeBytes -= b.comps.capBytes()
 	}
-	a.incomplete[b] = struct{}{}
+	a.incomplete.pushBack(b)
 	return b
 }
 
@@ -163,7 +192,7 @@ func (a *Accumulator) newBatchLocked(tp TopicPartition, buf []byte, timestamp in
 // set and wakes flushes waiting for it.
 func (a *Accumulator) completed(b *Batch) {
 	a.mu.Lock()
-	delete(a.incomplete, b)
+	a.incomplete.remove(b)
 	if a.flushDone != nil {
 		close(a.flushDone)
 		a.flushDone = nil
@@ -185,13 +214,13 @@ func (a *Accumulator) Deallocate(b *Batch) {
 		return
 	}
 	b.deallocated = true
-	delete(a.incomplete, b)
+	a.incomplete.remove(b)
 	switch b.compress {
 	case compressRunning:
 		b.releasePending = true
 		return
 	case compressQueued:
-		b.compress = compressIdle // the workers skip it
+		a.workers.dequeueLocked(b)
 	}
 	a.releaseLocked(b)
 }
@@ -209,6 +238,7 @@ func (a *Accumulator) releaseLocked(b *Batch) {
 	b.releasePending = false
 	a.pool.release(buf)
 	a.pool.release(compressed)
+	a.retireLocked(b)
 }
 
 // fitLimit bounds the size of an open batch after a record is appended, so

@@ -59,8 +59,9 @@ type Batch struct {
 	// Set by Close (sender).
 	encoded []byte // the batch as sent: buf or compressed
 
-	state       atomic.Int32 // statePending, stateDone or stateSplit
-	deallocated bool         // guarded by acc.mu
+	state       atomic.Int32    // statePending, stateDone or stateSplit
+	deallocated bool            // guarded by acc.mu
+	links       incompleteLinks // guarded by acc.mu: its place among the batches not yet done
 	// releasePending is set (under acc.mu) when Deallocate came while a
 	// worker compressed the batch: the worker releases its memory when done.
 	releasePending bool

@@ -142,3 +142,65 @@ func BenchmarkCompressionWorkersModel(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAppendManyPartitions appends 100-byte records spread over 1,000
+// partitions, the records of each 256 KiB input buffer grouped by
+// partition into one AppendRecords call per partition (as
+// Producer.ProduceBatch does with keyed records), and completes every
+// batch after each buffer (a linger of zero, a broker that keeps up): the
+// bookkeeping of many small batches.
+func BenchmarkAppendManyPartitions(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.Linger = 0
+	cfg.BufferMemory = 8 << 20
+	cfg.Jitter = func() float64 { return 1 }
+	a := New(cfg, func(*Result) {})
+	const partitions = 1000
+	c := newTestCluster(map[string]int{"wide": partitions}, 1)
+	nodes := map[int32]struct{}{1: {}}
+	run := (256 << 10) / 101
+	lines := benchLines(run)
+	refs := make([]Position, run)
+	// The buffer's records grouped by partition (record j goes to
+	// partition j*7919 % partitions), as a counting sort would.
+	recs := make([]Record, 0, run)
+	offsets := make([]int, partitions+1)
+	for p := range partitions {
+		offsets[p] = len(recs)
+		for j := range run {
+			if j*7919%partitions == p {
+				rec := lines[j]
+				rec.Ref = &refs[j]
+				recs = append(recs, rec)
+			}
+		}
+	}
+	offsets[partitions] = len(recs)
+	b.SetBytes(100)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += run {
+		for p := range partitions {
+			from, to := offsets[p], offsets[p+1]
+			if from == to {
+				continue
+			}
+			tp := TopicPartition{Topic: "wide", Partition: int32(p)}
+			if _, _, err := a.AppendRecords(context.Background(), tp, recs[from:to], nil, false, t0); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, bs := range a.Drain(c, nodes, 1<<30, t0, nil) {
+			for _, bt := range bs {
+				if err := bt.Close(nil); err != nil {
+					b.Fatal(err)
+				}
+				bt.Done(0, -1, nil)
+				a.Deallocate(bt)
+			}
+		}
+		a.RecycleBatches() // as the sender does at the start of its turn
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/record")
+}

@@ -2,6 +2,7 @@ package accumulator
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
@@ -104,6 +105,13 @@ func (w *compressWorkers) takeCompressorLocked(codec protocol.Codec) *protocol.C
 		return c
 	}
 	return protocol.NewCompressor(protocol.WithLevel(codec, w.level), protocol.WithGoroutines(1))
+}
+
+// dequeueLocked takes a queued batch out of the queue (it was deallocated
+// before a worker took it).
+func (w *compressWorkers) dequeueLocked(b *Batch) {
+	w.queue = slices.DeleteFunc(w.queue, func(x *Batch) bool { return x == b })
+	b.compress = compressIdle
 }
 
 // nextLocked pops the oldest batch still queued, or returns nil.

@@ -78,10 +78,21 @@ func ParseCodec(s string) (Codec, error) {
 // Compressors one goroutine instead.
 const parallelMin = 256 << 10
 
-// zstdWindow is the zstd window: a batch is at most about 1 MiB, so a
-// larger window (the library's default is 8 MiB) would only cost memory,
-// per encoder goroutine.
-const zstdWindow = 1 << 20
+// zstdWindow is the zstd window. On 1 MiB batches of text, 256 KiB
+// compressed as well as 1 MiB (0.7051 of random text, 0.2171 against
+// 0.2181 of JSON logs), at the same speed, with an encoder of under 1 MiB
+// instead of 2.7 (with zstdEncoderOptions' lower memory): a producer keeps
+// one per compression worker.
+const zstdWindow = 256 << 10
+
+// zstdEncoderOptions are the options of every zstd encoder besides its
+// level and concurrency: no content checksum (the batch's CRC covers the
+// records, and Kafka's clients write none either), no frame for empty
+// input, the window above, and the encoder's lower-memory mode.
+func zstdEncoderOptions(level int) []zstd.EOption {
+	return []zstd.EOption{zstd.WithEncoderLevel(zstdEncoderLevel(level)), zstd.WithEncoderCRC(false),
+		zstd.WithZeroFrames(true), zstd.WithWindowSize(zstdWindow), zstd.WithLowerEncoderMem(true)}
+}
 
 // Compressor compresses record sets. It keeps its encoders so that
 // steady-state compression does not allocate them. It is not safe for
@@ -180,8 +191,7 @@ func (c *Compressor) Compress(codec Codec, dst, src []byte) ([]byte, error) {
 			return c.zstdParallel(dst, src)
 		}
 		if c.zs == nil {
-			enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1),
-				zstd.WithEncoderLevel(zstdEncoderLevel(c.levels[CodecZstd])), zstd.WithZeroFrames(true), zstd.WithWindowSize(zstdWindow))
+			enc, err := zstd.NewWriter(nil, append(zstdEncoderOptions(c.levels[CodecZstd]), zstd.WithEncoderConcurrency(1))...)
 			if err != nil {
 				return dst, fmt.Errorf("zstd: %w", err)
 			}
@@ -231,8 +241,7 @@ func (c *Compressor) CompressOwned(codec Codec, src []byte) ([]byte, error) {
 func (c *Compressor) zstdParallel(dst, src []byte) ([]byte, error) {
 	c.out.b = dst
 	if c.zsPar == nil {
-		enc, err := zstd.NewWriter(&c.out, zstd.WithEncoderConcurrency(c.workers),
-			zstd.WithEncoderLevel(zstdEncoderLevel(c.levels[CodecZstd])), zstd.WithZeroFrames(true), zstd.WithWindowSize(zstdWindow))
+		enc, err := zstd.NewWriter(&c.out, append(zstdEncoderOptions(c.levels[CodecZstd]), zstd.WithEncoderConcurrency(c.workers))...)
 		if err != nil {
 			return dst, fmt.Errorf("zstd: %w", err)
 		}

@@ -90,6 +90,9 @@ func (s *sender) run() {
 // handle the responses. Once the producer has failed it only fails what
 // is left and lets the requests in flight finish.
 func (s *sender) runOnce() {
+	// Nothing refers to the batches deallocated in the last turn any more
+	// (see accumulator.RecycleBatches): new batches may reuse them.
+	s.acc.RecycleBatches()
 	now := s.clock.Now()
 	if err := s.fatalError(); err != nil {
 		s.failEverything(err)
