@@ -87,13 +87,21 @@
 //     release to the worker. A queued batch that is deallocated is skipped.
 //     Drain, Ready and Close see a batch as compressed only after the
 //     worker published the result under mu.
-//   - Batch structs are not recycled, unlike their buffers and completion
-//     lists: after Deallocate a batch may still be named by the sender's
-//     idempotence state (the batches to settle before a producer id reset)
-//     and by the response being handled (SplitAndReenqueue deallocates the
-//     batch it replaces before the sender updates its sequences), and a
-//     recycled batch would be mistaken for them; a batch costs one
-//     allocation of about 380 bytes.
+//   - What a batch holds is recycled: its buffers go back to the pool at
+//     Deallocate, its completion list to a free list (within a share of
+//     the buffer memory), and its struct to new batches, but only from
+//     RecycleBatches on: Deallocate may come while the caller still names
+//     the batch (the response being handled goes on to its other batches;
+//     SplitAndReenqueue deallocates the batch it replaces before the
+//     sender moves its sequences to the parts), so a deallocated batch
+//     waits until its owner says nothing refers to it (the sender, at the
+//     start of its next turn; its idempotence state drops a batch once
+//     settled). A batch still queued for compression leaves the queue at
+//     Deallocate. What is not recycled: a batch's memory while a request
+//     that carries it may still be written (the sender deallocates only
+//     after the request completed), a Split's parts (rare), and the
+//     garbage of each request and response (a few slices per request,
+//     whatever its batches).
 //   - A batch leaves the pending state exactly once: Done (callbacks fire,
 //     in record order, without any lock held; with Config.OnDelivered a
 //     delivered batch is reported once instead) or SplitAndReenqueue (its
