@@ -11,14 +11,16 @@ import (
 )
 
 // freeCompletionsShare bounds the recycled completion lists kept for new
-// batches: their capacity, in bytes, stays within this share of the buffer
-// memory. Live lists are bounded by the buffer memory (a record takes at
-// least 7 buffer bytes and about 17 list bytes, 1 without refs), so the
-// free ones, which were live, are too; the bound keeps them to what a
-// steady flow reuses (a 1 MiB batch of 100-byte records needs about 160
-// KiB; the many small batches of many partitions a few hundred bytes each)
-// rather than the peak of a burst.
-const freeCompletionsShare = 4
+// batches: their capacity, in bytes, stays within the buffer memory
+// divided by it. Live lists are bounded by the buffer memory (a record
+// takes at least 7 buffer bytes and up to about 41 list bytes: 16 for its
+// Ref, 24 when it starts an append call's run, 1 for its timestamp), so
+// the free ones, which were live, are too; the bound keeps them to what a
+// steady flow reuses (a 1 MiB batch of 100-byte records needs about 170
+// KiB; the thousands of small batches of a thousand partitions, a record
+// or two per append call, about 1 KiB each) rather than the peak of a
+// burst.
+const freeCompletionsShare = 2
 
 // Accumulator queues records into per-partition batches (Kafka's
 // RecordAccumulator). Appenders and the sender goroutine share it; one

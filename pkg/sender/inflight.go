@@ -12,7 +12,8 @@ import (
 // are in flight. Owned by the Sender goroutine.
 type inFlightBatches struct {
 	requests int                                                 // Produce requests sent and not completed
-	batches  map[accumulator.TopicPartition][]*accumulator.Batch // per partition, in send order
+	batches  map[accumulator.TopicPartition][]*accumulator.Batch // per partition, in send order; an emptied list stays, for its memory
+	n        int                                                 // batches tracked
 	// oldest is at or before the creation of every tracked batch not yet
 	// done (zero when there is none): until the delivery timeout counted
 	// from it has passed none has expired, and the batches need not be
@@ -26,6 +27,7 @@ func (f *inFlightBatches) add(b *accumulator.Batch) {
 	}
 	tp := b.TopicPartition()
 	f.batches[tp] = append(f.batches[tp], b)
+	f.n++
 	if f.oldest.IsZero() || b.CreatedAt().Before(f.oldest) {
 		f.oldest = b.CreatedAt()
 	}
@@ -33,15 +35,13 @@ func (f *inFlightBatches) add(b *accumulator.Batch) {
 
 func (f *inFlightBatches) remove(b *accumulator.Batch) {
 	tp := b.TopicPartition()
-	list := slices.DeleteFunc(f.batches[tp], func(x *accumulator.Batch) bool { return x == b })
-	if len(list) == 0 {
-		delete(f.batches, tp)
-		if len(f.batches) == 0 {
+	list := f.batches[tp]
+	if i := slices.Index(list, b); i >= 0 {
+		f.batches[tp] = slices.Delete(list, i, i+1)
+		if f.n--; f.n == 0 {
 			f.oldest = time.Time{}
 		}
-		return
 	}
-	f.batches[tp] = list
 }
 
 // expired returns the in-flight batches, not yet done, whose delivery

@@ -35,6 +35,8 @@ type sender struct {
 	// maybeWritten holds the batches with an attempt the broker may have
 	// stored (see outcomeUnknown), until they are done.
 	maybeWritten map[*accumulator.Batch]struct{}
+	// freeProduce are Produce requests to reuse (see newProduceAttachment).
+	freeProduce []*produceAttachment
 	// completed is set when a record's outcome was reported in this turn.
 	completed bool
 	// metadataAsked is the metadata update version at which the Sender last
