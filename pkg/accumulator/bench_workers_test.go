@@ -37,17 +37,10 @@ func benchSender(a *Accumulator, stop <-chan struct{}) <-chan error {
 		c := newTestCluster(map[string]int{"bench": 6}, 1)
 		comp := protocol.NewCompressor()
 		for stopped := false; !stopped || a.HasIncomplete(); {
-			rc := a.Ready(c, t0)
-			drained := a.Drain(c, rc.ReadyNodes, 1<<30, t0, nil)
-			for _, bs := range drained {
-				for _, b := range bs {
-					if err := b.Close(comp); err != nil {
-						done <- err
-						return
-					}
-					b.Done(0, -1, nil)
-					a.Deallocate(b)
-				}
+			drained := a.Drain(c, a.Ready(c, t0).ReadyNodes, 1<<30, t0, nil)
+			if err := completeDrained(a, drained, comp); err != nil {
+				done <- err
+				return
 			}
 			if len(drained) > 0 {
 				continue
@@ -190,14 +183,8 @@ func BenchmarkAppendManyPartitions(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		for _, bs := range a.Drain(c, nodes, 1<<30, t0, nil) {
-			for _, bt := range bs {
-				if err := bt.Close(nil); err != nil {
-					b.Fatal(err)
-				}
-				bt.Done(0, -1, nil)
-				a.Deallocate(bt)
-			}
+		if err := completeDrained(a, a.Drain(c, nodes, 1<<30, t0, nil), nil); err != nil {
+			b.Fatal(err)
 		}
 		a.RecycleBatches() // as the sender does at the start of its turn
 	}

@@ -36,6 +36,24 @@ func workerConfig(codec protocol.Codec) Config {
 	return cfg
 }
 
+// workerRig is an accumulator with workers started by hand, a one-partition
+// cluster, and n records of 100 bytes appended to its partition (a batch
+// holds 9).
+type workerRig struct {
+	a       *Accumulator
+	started func() []func()
+	c       *testCluster
+	tp      TopicPartition
+}
+
+func newWorkerRig(t *testing.T, codec protocol.Codec, n int) workerRig {
+	t.Helper()
+	a, _ := newTestAccumulator(t, workerConfig(codec))
+	r := workerRig{a: a, started: manualWorkers(a), c: newTestCluster(map[string]int{"t": 1}, 1), tp: TopicPartition{"t", 0}}
+	appendN(t, a, r.tp, 0, n, 100, t0)
+	return r
+}
+
 // compressOne does a worker's work for b alone, whatever its place in the
 // queue: tests choose the order in which batches finish.
 func compressOne(t *testing.T, a *Accumulator, b *Batch) {
@@ -72,11 +90,8 @@ func decodedValues(t *testing.T, b *Batch) []string {
 // full; Drain takes nothing before a worker compressed it, and the worker
 // started for it wakes the sender when it is done.
 func TestWorkersCompressFullBatchesAhead(t *testing.T) {
-	a, _ := newTestAccumulator(t, workerConfig(protocol.CodecZstd))
-	started := manualWorkers(a)
-	c := newTestCluster(map[string]int{"t": 1}, 1)
-	tp := TopicPartition{"t", 0}
-	appendN(t, a, tp, 0, 12, 100, t0) // a full batch and the start of the next
+	r := newWorkerRig(t, protocol.CodecZstd, 12) // a full batch and the start of the next
+	a, started, c, tp := r.a, r.started, r.c, r.tp
 	bs := batchesOf(a, tp)
 	require.Len(t, bs, 2)
 	assert.Equal(t, compressQueued, bs[0].compress, "the full batch is queued")
@@ -111,11 +126,8 @@ func TestWorkersCompressFullBatchesAhead(t *testing.T) {
 func TestWorkersKeepPartitionOrder(t *testing.T) {
 	for _, codec := range codecs[1:] {
 		t.Run(codec.String(), func(t *testing.T) {
-			a, _ := newTestAccumulator(t, workerConfig(codec))
-			started := manualWorkers(a)
-			c := newTestCluster(map[string]int{"t": 1}, 1)
-			tp := TopicPartition{"t", 0}
-			appendN(t, a, tp, 0, 40, 100, t0)
+			r := newWorkerRig(t, codec, 40)
+			a, started, c, tp := r.a, r.started, r.c, r.tp
 			bs := batchesOf(a, tp)
 			require.GreaterOrEqual(t, len(bs), 4)
 			full := bs[:len(bs)-1]
@@ -171,11 +183,8 @@ func TestWorkerTakesTheQueueInOrder(t *testing.T) {
 // out) but not compressed is closed for appends and queued by Drain, and
 // drained once compressed.
 func TestDrainSealsTheHeadForTheWorkers(t *testing.T) {
-	a, _ := newTestAccumulator(t, workerConfig(protocol.CodecSnappy))
-	started := manualWorkers(a)
-	c := newTestCluster(map[string]int{"t": 1}, 1)
-	tp := TopicPartition{"t", 0}
-	appendN(t, a, tp, 0, 3, 100, t0)
+	r := newWorkerRig(t, protocol.CodecSnappy, 3)
+	a, started, c, tp := r.a, r.started, r.c, r.tp
 	b := batchesOf(a, tp)[0]
 	later := t0.Add(2 * time.Hour)
 	require.Contains(t, a.Ready(c, later).ReadyNodes, int32(1))
@@ -197,10 +206,8 @@ func TestDrainSealsTheHeadForTheWorkers(t *testing.T) {
 // batch's only one, and the batch's size in a request is the compressed
 // one.
 func TestCompressedInPlace(t *testing.T) {
-	a, _ := newTestAccumulator(t, workerConfig(protocol.CodecGzip))
-	started := manualWorkers(a)
-	tp := TopicPartition{"t", 0}
-	appendN(t, a, tp, 0, 12, 100, t0)
+	r := newWorkerRig(t, protocol.CodecGzip, 12)
+	a, started, tp := r.a, r.started, r.tp
 	b := batchesOf(a, tp)[0]
 	block := &b.buf[:1][0]
 	uncompressed := b.EncodedSize()
@@ -219,11 +226,8 @@ func TestCompressedInPlace(t *testing.T) {
 // compressed bytes; re-stamped with a new producer state, only its header
 // and checksum change.
 func TestRetriedBatchIsNotRecompressed(t *testing.T) {
-	a, _ := newTestAccumulator(t, workerConfig(protocol.CodecZstd))
-	started := manualWorkers(a)
-	c := newTestCluster(map[string]int{"t": 1}, 1)
-	tp := TopicPartition{"t", 0}
-	appendN(t, a, tp, 0, 12, 100, t0)
+	r := newWorkerRig(t, protocol.CodecZstd, 12)
+	a, started, c := r.a, r.started, r.c
 	for _, w := range started() {
 		w()
 	}

@@ -18,14 +18,25 @@ type incompleteLinks struct {
 }
 
 // pushBack adds a new batch, the newest.
-func (l *incompleteList) pushBack(b *Batch) {
-	b.links = incompleteLinks{prev: l.tail, listed: true}
-	if l.tail != nil {
-		l.tail.links.next = b
+func (l *incompleteList) pushBack(b *Batch) { l.linkAfter(l.tail, b) }
+
+// linkAfter puts b after prev, or at the head when prev is nil.
+func (l *incompleteList) linkAfter(prev, b *Batch) {
+	next := l.head
+	if prev != nil {
+		next = prev.links.next
+	}
+	b.links = incompleteLinks{prev: prev, next: next, listed: true}
+	if prev != nil {
+		prev.links.next = b
 	} else {
 		l.head = b
 	}
-	l.tail = b
+	if next != nil {
+		next.links.prev = b
+	} else {
+		l.tail = b
+	}
 	l.n++
 }
 
@@ -52,31 +63,13 @@ func (l *incompleteList) remove(b *Batch) {
 // replace puts parts, in order, where b is (at the end when b is not in
 // the list, which a pending batch always is).
 func (l *incompleteList) replace(b *Batch, parts []*Batch) {
-	if !b.links.listed {
-		for _, p := range parts {
-			l.pushBack(p)
-		}
-		return
+	prev := l.tail
+	if b.links.listed {
+		prev = b.links.prev
+		l.remove(b)
 	}
-	prev, next := b.links.prev, b.links.next
-	b.links = incompleteLinks{}
-	l.n--
 	for _, p := range parts {
-		p.links = incompleteLinks{prev: prev, listed: true}
-		if prev != nil {
-			prev.links.next = p
-		} else {
-			l.head = p
-		}
+		l.linkAfter(prev, p)
 		prev = p
-		l.n++
-	}
-	if next != nil {
-		next.links.prev = prev
-	} else {
-		l.tail = prev
-	}
-	if prev != nil {
-		prev.links.next = next
 	}
 }
