@@ -47,8 +47,8 @@ func benchSender(a *Accumulator, stop <-chan struct{}) <-chan error {
 			}
 			select {
 			case <-stop:
-				stopped = true
-				a.BeginFlush() // what is left is sendable
+				stopped, stop = true, nil // a nil channel: wait for the wakeups from now on
+				a.BeginFlush()            // what is left is sendable
 			case <-a.Wakeup():
 			}
 		}
