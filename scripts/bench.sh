@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
 # bench.sh: kproduce side by side with kcat (librdkafka) and a franz-go
 # producer, in alternating rounds, against a local broker that stores the
-# records and one that drops them; prints the issue's targets P1-P5.
+# records and one that drops them; prints every target with its measured
+# ratio.
 #
 # Usage: scripts/bench.sh [ROUNDS] [LINES]      (defaults: 5 rounds, 1000000 lines)
 # Env:   PORT (first broker port, default 19192)
 #        BENCH_MODES   brokers to run against, default "store drop"
+#        BENCH_ONLY    workloads to run (space-separated, e.g. "T1 Z-zstd W1"); default all
+#        BENCH_CODECS  codecs of the Z workloads, default "gzip snappy lz4 zstd"
 #        BENCH_BASE    another kproduce binary to measure alongside ("base"),
 #                      e.g. a build of main, for before/after comparisons
 #        BENCH_KEEP=1  keep the work directory (raw results in results.txt)
 #
 # Workloads (100-byte lines from a file on stdin, a 6-partition topic, acks=all):
 #   T1 plain lines, -o none      T2 T1 with -o text (compared with kcat's T1)
-#   T3 keyed, -K ' ' (1,000,000 distinct keys)     T4 T1 with -z lz4 / -z zstd
+#   T3 keyed, -K ' ' (1,000,000 distinct keys)
+#   Z-<codec> T1 with -z <codec>, each tool with the same codec; kproduce also
+#      with GOMAXPROCS=1 (tool "kproduce/1") to show how compression scales
+#      with the cores; the bytes of the record batches on the wire are
+#      counted by the broker (devbroker -wire-stats) and compared
 #   W1 200,000 keyed lines to a topic of 1,000 partitions (peak RSS vs T1's)
 #   G1 LINES generated 100-byte records, no input: kproduce perf --record-size 100
 #      (records/s vs kproduce's T1), beside kcat fed by a generator (yes | head)
@@ -20,17 +27,24 @@
 #   S1 a single record (echo x | ...), connect to exit
 #   L1 one line every 200 ms on an open pipe: delay to report and to a consumer
 # The storing broker is started afresh for every run (it keeps every record
-# in memory); the dropping one acknowledges without storing and serves a
-# whole mode. Wall is measured around the process, CPU is its user+sys
-# (/usr/bin/time), RSS its peak. Ratios are medians of per-round ratios
-# (each round runs the tools back to back); the load average is printed
-# per round: read ratios, not absolute times, on a shared machine.
+# in memory), and so is the dropping one for the Z workloads (to count
+# each run's bytes); otherwise the dropping one acknowledges without
+# storing and serves a whole mode. Every broker lists Produce from v0 in
+# ApiVersions (devbroker -advertise-produce-v0): librdkafka compresses gzip,
+# snappy and lz4 only then, and would otherwise send those batches
+# uncompressed (the summary checks kcat's batches). Wall is measured around
+# the process, CPU is its user+sys (/usr/bin/time), RSS its peak. Ratios
+# are medians of per-round ratios (each round runs the tools back to back);
+# the load average is printed per round: read ratios, not absolute times,
+# on a shared machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${1:-5}
 lines=${2:-1000000}
 port=${PORT:-19192}
 modes=${BENCH_MODES:-store drop}
+codecs=${BENCH_CODECS:-gzip snappy lz4 zstd}
+only=${BENCH_ONLY:-}
 base=${BENCH_BASE:-}
 work=$(mktemp -d)
 pids=()
@@ -80,7 +94,7 @@ echo x >"$work/one.txt"
 start_broker() {
   local p=$1 log=$2 try pid; shift 2
   for try in 1 2 3; do
-    "$work/devbroker" -port "$p" "$@" >"$log" 2>&1 &
+    "$work/devbroker" -port "$p" -advertise-produce-v0 "$@" >"$log" 2>&1 &
     pid=$!
     for _ in $(seq 200); do grep -q ready "$log" && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
     if grep -q ready "$log"; then
@@ -94,7 +108,8 @@ start_broker() {
   exit 1
 }
 # stop_broker PID: stops a broker and waits until it is gone (a broker that
-# stored a million records takes a moment to exit), killing it if need be.
+# stored a million records takes a moment to exit; one counting bytes
+# writes them on exit), killing it if need be.
 stop_broker() {
   kill "$1" 2>/dev/null || return 0
   for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.05; done
@@ -107,18 +122,24 @@ mode=
 dpid=
 dport=$port
 runs=0
+# wanted WORKLOAD: whether BENCH_ONLY lets it run.
+wanted() { [[ -z $only || " $only " == *" $1 "* ]]; }
 # measure WORKLOAD TOOL INPUT COMMAND [BROKER FLAGS...]: one run, on a fresh
-# storing broker (store) or the mode's dropping broker (drop). A fresh
-# broker takes the next of 50 ports, so that one still exiting is no
-# obstacle.
+# storing broker (store), or with broker flags on a fresh broker of the
+# mode, or on the mode's dropping broker. A fresh broker takes the next of
+# 50 ports, so that one still exiting is no obstacle. A Z workload's
+# broker counts the bytes of the batches it receives.
 measure() {
-  local w=$1 tool=$2 input=$3 cmd=$4 bp="" p=$dport start end; shift 4
-  if [[ $mode == store || $# -gt 0 ]]; then
+  local w=$1 tool=$2 input=$3 cmd=$4 bp="" p=$dport start end wire="- -"; shift 4
+  wanted "$w" || return 0
+  rm -f "$work/wire"
+  if [[ $mode == store || $# -gt 0 || $w == Z-* ]]; then
     runs=$((runs + 1))
     p=$((port + 10 + runs % 50))
     local flags=("$@")
     [[ ${#flags[@]} -gt 0 ]] || flags=(-partitions 6 -topics bench,lat)
     [[ $mode == drop ]] && flags+=(-blackhole)
+    [[ $w == Z-* ]] && flags+=(-wire-stats "$work/wire")
     read -r bp p < <(start_broker "$p" "$work/broker-run.log" "${flags[@]}")
     [[ -n $bp ]] || exit 1
   fi
@@ -126,11 +147,14 @@ measure() {
   start=$(date +%s%N)
   if /usr/bin/time -f '%U %S %M' -o "$work/time" bash -c "$cmd" <"$input" >/dev/null 2>"$work/err"; then
     end=$(date +%s%N)
-    echo "$mode $w $tool $r $(( (end - start) / 1000 )) $(tail -1 "$work/time") $(cut -d' ' -f1 /proc/loadavg)" >>"$results"
+    [[ -z $bp ]] || stop_broker "$bp"
+    # requests R batches B records N bytes X (per codec ...: CODEC=b/r/x ...)
+    [[ -s $work/wire ]] && wire=$(awk '{ c = ""; for (i = 12; i <= NF; i++) c = c (c ? "," : "") $i; gsub(/\)/, "", c); print $8, c }' "$work/wire")
+    echo "$mode $w $tool $r $(( (end - start) / 1000 )) $(tail -1 "$work/time") $(cut -d' ' -f1 /proc/loadavg) $wire" >>"$results"
   else
     echo "$mode $w/$tool failed: $(tail -3 "$work/err")" >&2
+    [[ -z $bp ]] || stop_broker "$bp"
   fi
-  [[ -z $bp ]] || stop_broker "$bp"
 }
 
 kp=$work/kproduce
@@ -154,10 +178,10 @@ for mode in $modes; do
     [[ $have_kcat == 1 ]] && measure T3 kcat "$L" "kcat -P -b BROKER -t bench -K ' '"
     measure T3 franz "$L" "$peer -b BROKER -t bench -K ' '"
     for t in "${tools[@]}"; do measure T3 "$t" "$L" "$(bin "$t") -b BROKER -t bench -K ' ' -o none"; done
-    for z in lz4 zstd; do
-      [[ $have_kcat == 1 ]] && measure "T4-$z" kcat "$L" "kcat -P -b BROKER -t bench -z $z"
-      measure "T4-$z" franz "$L" "$peer -b BROKER -t bench -z $z"
-      for t in "${tools[@]}"; do measure "T4-$z" "$t" "$L" "$(bin "$t") -b BROKER -t bench -z $z -o none"; done
+    for z in $codecs; do
+      [[ $have_kcat == 1 ]] && measure "Z-$z" kcat "$L" "kcat -P -b BROKER -t bench -z $z"
+      for t in "${tools[@]}"; do measure "Z-$z" "$t" "$L" "$(bin "$t") -b BROKER -t bench -z $z -o none"; done
+      [[ $mode == drop ]] && measure "Z-$z" kproduce/1 "$L" "GOMAXPROCS=1 $kp -b BROKER -t bench -z $z -o none"
     done
     [[ $have_kcat == 1 ]] && measure G1 kcat /dev/null 'yes $(printf %0100d 0) | head -n '"$lines"' | kcat -P -b BROKER -t bench'
     measure G1 kproduce /dev/null "$kp perf -b BROKER -t bench --record-size 100 --num-records $lines --throughput -1"
@@ -178,65 +202,9 @@ done
 
 echo
 echo "# $(date -u +%Y-%m-%d) $(uname -m), $(nproc) cores; $lines lines of 100 bytes; $rounds rounds; $(kcat -V 2>/dev/null | sed -n 's/^Version \([^ ]*\).*\(librdkafka [^ ]*\).*/kcat \1, \2/p' | head -1)"
-python3 - "$results" "$lines" <<'PY'
-import sys, statistics as st
-from collections import defaultdict
-path, lines = sys.argv[1], int(sys.argv[2])
-raw = defaultdict(lambda: defaultdict(list))  # (mode, w, tool) -> round -> [(wall, cpu, rss, load)]
-for l in open(path):
-    mode, w, tool, r, wall_us, user, sys_, rss, load = l.split()
-    raw[(mode, w, tool)][r].append((int(wall_us) / 1e6, float(user) + float(sys_), int(rss) / 1024, float(load)))
-# Several runs of a workload in one round (S1) count as their median.
-rows = {k: {r: tuple(st.median(x[i] for x in v) for i in range(4)) for r, v in rounds.items()} for k, rounds in raw.items()}
-def med(k, i):
-    v = [x[i] for x in rows.get(k, {}).values()]
-    return st.median(v) if v else None
-def ratio(a, b, i):
-    a, b = rows.get(a, {}), rows.get(b, {})
-    rs = [a[r][i] / b[r][i] for r in a if r in b and b[r][i] > 0]
-    return st.median(rs) if rs else None
-f = lambda x, p=3: f"{x:8.{p}f}" if x is not None else f"{'-':>8}"
-counts = {'S1': 1, 'W1': min(lines, 200000), 'J1': 100000, 'J1-mixed': 100000}
-order = ['T1', 'T2', 'T3', 'T4-lz4', 'T4-zstd', 'G1', 'W1', 'J1', 'J1-mixed', 'S1']
-modes = sorted({k[0] for k in rows}, key=lambda m: ['store', 'drop'].index(m) if m in ('store', 'drop') else 9)
-for mode in modes:
-    print(f"\n## broker that {'stores' if mode == 'store' else 'drops'} the records")
-    print(f"{'workload':9} {'tool':8} {'wall_s':>8} {'cpu_s':>8} {'ns/rec':>7} {'rss_MiB':>8} {'wall/kcat':>9} {'cpu/kcat':>8} {'rss/kcat':>8} {'load':>5}")
-    for w in order:
-        for tool in ['kcat', 'franz', 'kproduce', 'base']:
-            k = (mode, w, tool)
-            if k not in rows:
-                continue
-            n = counts.get(w, lines)
-            kw = (mode, 'T1' if w == 'T2' else w, 'kcat')
-            vk = [ratio(k, kw, i) if tool != 'kcat' else None for i in range(3)]
-            cpu = med(k, 1)
-            print(f"{w:9} {tool:8} {med(k, 0):8.3f} {cpu:8.3f} {cpu / n * 1e9:7.0f} {med(k, 2):8.1f} {f(vk[0]):>9} {f(vk[1])} {f(vk[2])} {med(k, 3):5.2f}")
-print("\n## targets (kproduce; ratios to kcat in the same round, medians)")
-for mode in modes:
-    t = lambda w, tool='kproduce': (mode, w, tool)
-    kc = lambda w: (mode, w, 'kcat')
-    out = []
-    out.append(f"P1 T1 wall {f(ratio(t('T1'), kc('T1'), 0))} (<= 0.5), CPU {f(ratio(t('T1'), kc('T1'), 1))} (<= 0.25)")
-    out.append(f"P2 T2 wall vs kcat T1 {f(ratio(t('T2'), kc('T1'), 0))} (<= 0.55); T3 {f(ratio(t('T3'), kc('T3'), 0))} (<= 0.5); "
-               f"lz4 {f(ratio(t('T4-lz4'), kc('T4-lz4'), 0))}, zstd {f(ratio(t('T4-zstd'), kc('T4-zstd'), 0))} (<= 0.6)")
-    out.append(f"P3 peak RSS vs kcat: T1 {f(ratio(t('T1'), kc('T1'), 2))}, T3 {f(ratio(t('T3'), kc('T3'), 2))}, "
-               f"lz4 {f(ratio(t('T4-lz4'), kc('T4-lz4'), 2))}, zstd {f(ratio(t('T4-zstd'), kc('T4-zstd'), 2))} (<= 1)")
-    out.append(f"P4 J1 {f(med(t('J1'), 0))} s, mixed {f(med(t('J1-mixed'), 0))} s (< 1); W1 peak RSS vs T1's {f(ratio(t('W1'), t('T1'), 2))} (<= 1.2)")
-    p5 = f"P5 S1 {f(med(t('S1'), 0) * 1000, 1)} ms, {f(med(t('S1'), 2), 1)} MiB"
-    if (mode, 'S1', 'base') in rows:
-        p5 += f" (base {f(med(t('S1', 'base'), 0) * 1000, 1)} ms, {f(med(t('S1', 'base'), 2), 1)} MiB)"
-    if (mode, 'S1', 'kcat') in rows:
-        p5 += f" (kcat {f(med(kc('S1'), 0) * 1000, 1)} ms, {f(med(kc('S1'), 2), 1)} MiB)"
-    out.append(p5)
-    g1 = ratio(t('G1'), t('T1'), 0)
-    out.append(f"P6 G1 perf records/s vs T1 {f(1 / g1 if g1 else None)} (>= 0.9); vs kcat fed by yes: wall {f(ratio(t('G1'), kc('G1'), 0))}, "
-               f"CPU {f(ratio(t('G1'), kc('G1'), 1))}, RSS {f(ratio(t('G1'), kc('G1'), 2))}")
-    print(f"{mode}:")
-    for o in out:
-        print("  " + o)
-PY
+python3 "$root/scripts/bench_summary.py" "$results" "$lines" "$codecs"
 
+wanted L1 || exit 0
 # L1: promptness on an open pipe (a storing broker, so a consumer sees the records).
 read -r lpid lb < <(start_broker $((port + 4)) "$work/lbroker.log" -partitions 6 -topics lat)
 [[ -n $lpid ]] || exit 1

@@ -9,6 +9,8 @@
 # Usage: scripts/instructions.sh [KPRODUCE ARGS...]   (default: -o none)
 #   e.g. scripts/instructions.sh -o text; scripts/instructions.sh -o none -K ' '
 # Env:   PORT                the dev broker's port (default 19493)
+#        PARTITIONS          partitions of the topic (default 6; 1000 for the
+#                            many-partition load, with -K ' ')
 #        INSTRUCTIONS_BASE   another kproduce binary to count alongside ("base")
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +28,7 @@ rows = ['%09d %s\n' % (i, ''.join(random.choices(alpha, k=90))) for i in range(1
 open(sys.argv[1] + '/lines-1m.txt', 'w').writelines(rows)
 open(sys.argv[1] + '/lines-200k.txt', 'w').writelines(rows[:200000])
 PY
-"$work/devbroker" -blackhole -port "$port" -topics bench >"$work/broker.log" 2>&1 &
+"$work/devbroker" -blackhole -port "$port" -topics bench -partitions "${PARTITIONS:-6}" >"$work/broker.log" 2>&1 &
 bpid=$!
 for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/"$port") 2>/dev/null && break; sleep 0.1; done
 count() { # BIN INPUT: instructions of one run

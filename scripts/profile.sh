@@ -4,6 +4,9 @@
 # acknowledges without storing, then the top of each profile.
 #
 # Usage: scripts/profile.sh [LINES] [-- KPRODUCE ARGS...]   (default args: -o none)
+# Env:   PARTITIONS  partitions of the topic (default 6), e.g. PARTITIONS=1000
+#        scripts/profile.sh 200000 -- -K '\x20' -o none for the many-partition
+#        load (the arguments are split at spaces: escape a space as \x20)
 # Profiles are left in ./profile/ (cpu.prof, mem.prof, kproduce.test);
 # explore them with: go tool pprof -http=: profile/kproduce.test profile/cpu.prof
 set -euo pipefail
@@ -20,10 +23,10 @@ trap 'kill ${bpid:-} 2>/dev/null || true; rm -rf "$work"' EXIT
 (cd "$root" && go test -c -tags profile -o "$out/kproduce.test" ./cmd/kproduce && go build -o "$work/devbroker" ./scripts/devbroker)
 awk -v n="$lines" 'BEGIN { srand(1); a = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
   for (i = 0; i < n; i++) { s = ""; for (j = 0; j < 90; j++) s = s substr(a, int(rand() * 62) + 1, 1); printf "%09d %s\n", i, s } }' >"$work/lines.txt"
-"$work/devbroker" -port "$port" -partitions 6 -topics bench -blackhole >"$work/broker.log" 2>&1 &
+"$work/devbroker" -port "$port" -partitions "${PARTITIONS:-6}" -topics bench -blackhole >"$work/broker.log" 2>&1 &
 bpid=$!
 for _ in $(seq 100); do grep -q ready "$work/broker.log" && break; sleep 0.1; done
-KPRODUCE_PROFILE_INPUT=$work/lines.txt KPRODUCE_PROFILE_ARGS="-b 127.0.0.1:$port -t bench $extra" \
+PROFILE_RUN_INPUT=$work/lines.txt PROFILE_RUN_ARGS="-b 127.0.0.1:$port -t bench $extra" \
   "$out/kproduce.test" -test.run TestProfileRun -test.cpuprofile "$out/cpu.prof" -test.memprofile "$out/mem.prof"
 go tool pprof -top -nodecount=25 "$out/kproduce.test" "$out/cpu.prof" 2>/dev/null | sed -n '1,35p'
 go tool pprof -sample_index=alloc_space -top -nodecount=10 "$out/kproduce.test" "$out/mem.prof" 2>/dev/null | sed -n '1,18p'

@@ -10,9 +10,17 @@ import (
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
-// maxFreeCompletions bounds the recycled completion lists kept for new
-// batches.
-const maxFreeCompletions = 256
+// freeCompletionsShare bounds the recycled completion lists kept for new
+// batches: their capacity, in bytes, stays within the buffer memory
+// divided by it. Live lists are bounded by the buffer memory (a record
+// takes at least 7 buffer bytes and up to about 41 list bytes: 16 for its
+// Ref, 24 when it starts an append call's run, 1 for its timestamp), so
+// the free ones, which were live, are too; the bound keeps them to what a
+// steady flow reuses (a 1 MiB batch of 100-byte records needs about 170
+// KiB; the thousands of small batches of a thousand partitions, a record
+// or two per append call, about 1 KiB each) rather than the peak of a
+// burst.
+const freeCompletionsShare = 2
 
 // Accumulator queues records into per-partition batches (Kafka's
 // RecordAccumulator). Appenders and the sender goroutine share it; one
@@ -24,8 +32,9 @@ type Accumulator struct {
 	// fitLimit is immutable: the batch size up to which a record appended
 	// to an open batch passes every size check of Append (see fitLimit).
 	fitLimit int
-	pool     *bufferPool   // has its own lock; taken after mu, never before
-	wakeup   chan struct{} // capacity 1; non-blocking sends
+	pool     *bufferPool      // has its own lock; taken after mu, never before
+	workers  *compressWorkers // nil when Close compresses (no codec, no workers); its queue is guarded by mu
+	wakeup   chan struct{}    // capacity 1; non-blocking sends
 	// doneScratch holds *doneScratch for reporting batches (Batch.Done).
 	doneScratch sync.Pool
 	// delivered and failed count the records of the batches done.
@@ -36,19 +45,28 @@ type Accumulator struct {
 	// blocked without sleeping.
 	waitHook func()
 
-	mu          sync.Mutex
-	deques      map[TopicPartition]*deque   // guarded by mu; never removed
+	mu     sync.Mutex
+	deques map[TopicPartition]*deque // guarded by mu; never removed
+	// lastTopic and lastDeques (by partition; nil where not looked up yet)
+	// cache the deques of the topic appended to last: with many
+	// partitions every append call is of another partition, and a slice
+	// index costs less than hashing the map's key. Guarded by mu.
+	lastTopic   string
+	lastDeques  []*deque
 	order       []*deque                    // guarded by mu: every deque, by topic then partition
 	closed      bool                        // guarded by mu
 	flushes     int                         // guarded by mu: flushes in progress
 	flushTarget uint64                      // guarded by mu: the next batch id when the latest flush began
 	flushDone   chan struct{}               // guarded by mu: closed (and cleared) when a batch completes while a flush waits
 	nextID      uint64                      // guarded by mu: the next batch's id
-	incomplete  map[*Batch]struct{}         // guarded by mu: batches not yet done
+	incomplete  incompleteList              // guarded by mu: batches not yet done, oldest first
 	muted       map[TopicPartition]struct{} // guarded by mu: partitions Ready and Drain skip
 	drainIndex  map[int32]int               // guarded by mu: per node, where the next Drain starts
 	drainParts  map[int32][]*deque          // guarded by mu: Drain's scratch
 	freeComps   []completions               // guarded by mu: recycled completion lists
+	retired     []*Batch                    // guarded by mu: deallocated batches, until RecycleBatches
+	freeBatches []*Batch                    // guarded by mu: Batch structs to reuse (see RecycleBatches)
+	freeBytes   int                         // guarded by mu: the capacity of freeComps' lists, in bytes
 	calls       uint64                      // guarded by mu: append calls so far (see completions.lastCall)
 	nextExpiry  time.Time                   // guarded by mu: earliest delivery deadline seen by ExpiredBatches
 	lastFill    int                         // guarded by mu: the fill of the batch last closed for appends (see deque.fill)
@@ -67,16 +85,19 @@ func New(cfg Config, cb Callback) *Accumulator {
 		fitLimit:   fitLimit(cfg),
 		wakeup:     make(chan struct{}, 1),
 		deques:     make(map[TopicPartition]*deque),
-		incomplete: make(map[*Batch]struct{}),
 		muted:      make(map[TopicPartition]struct{}),
 		drainIndex: make(map[int32]int),
 		drainParts: make(map[int32][]*deque),
 	}
 	a.doneScratch.New = newDoneScratch
 	a.pool = newBufferPool(cfg.BufferMemory, a.limit, a.onMemoryWait)
-	if cfg.Codec != protocol.CodecNone {
-		// Room for the compressed copy of a full batch (see Batch.Close),
-		// so that compressing does not overdraw the budget.
+	if a.workers = newCompressWorkers(&cfg); a.workers != nil {
+		a.workers.compress = a.compressBatch
+	}
+	if cfg.Codec != protocol.CodecNone && cfg.ResultRecords {
+		// Room for the compressed copy of a full batch, which the records
+		// cannot make room for (see compressRecords), so that compressing
+		// rarely overdraws the budget.
 		a.pool.reserve = int64(a.pool.sizeFor(a.limit + protocol.CompressionOverhead(cfg.Codec, a.limit)))
 	}
 	return a
@@ -109,9 +130,30 @@ func (a *Accumulator) onMemoryWait() {
 
 // dequeLocked returns tp's deque, creating it. a.mu must be held.
 func (a *Accumulator) dequeLocked(tp TopicPartition) *deque {
-	if d, ok := a.deques[tp]; ok {
-		return d
+	if tp.Topic != a.lastTopic {
+		a.lastTopic = tp.Topic
+		clear(a.lastDeques)
+		a.lastDeques = a.lastDeques[:0]
 	}
+	p := int(tp.Partition)
+	if p < len(a.lastDeques) && a.lastDeques[p] != nil {
+		return a.lastDeques[p]
+	}
+	d, ok := a.deques[tp]
+	if !ok {
+		d = a.newDequeLocked(tp)
+	}
+	if p < 1<<16 { // more partitions than Kafka allows a topic are left to the map
+		for len(a.lastDeques) <= p {
+			a.lastDeques = append(a.lastDeques, nil)
+		}
+		a.lastDeques[p] = d
+	}
+	return d
+}
+
+// newDequeLocked creates tp's deque. a.mu must be held.
+func (a *Accumulator) newDequeLocked(tp TopicPartition) *deque {
 	d := &deque{tp: tp, fill: a.lastFill}
 	a.deques[tp] = d
 	i, _ := slices.BinarySearchFunc(a.order, tp, func(x *deque, tp TopicPartition) int {
@@ -124,7 +166,8 @@ func (a *Accumulator) dequeLocked(tp TopicPartition) *deque {
 // newBatchLocked creates a batch for tp around buf (empty, with header
 // room) whose first record has the given timestamp. a.mu must be held.
 func (a *Accumulator) newBatchLocked(tp TopicPartition, buf []byte, timestamp int64, createdAt time.Time, id uint64) *Batch {
-	b := &Batch{
+	b := a.batchStructLocked()
+	*b = Batch{
 		acc:           a,
 		tp:            tp,
 		createdAt:     createdAt,
@@ -141,8 +184,9 @@ func (a *Accumulator) newBatchLocked(tp TopicPartition, buf []byte, timestamp in
 		b.comps = a.freeComps[n-1]
 		a.freeComps[n-1] = completions{}
 		a.freeComps = a.freeComps[:n-1]
+		a.freeBytes -= b.comps.capBytes()
 	}
-	a.incomplete[b] = struct{}{}
+	a.incomplete.pushBack(b)
 	return b
 }
 
@@ -150,7 +194,7 @@ func (a *Accumulator) newBatchLocked(tp TopicPartition, buf []byte, timestamp in
 // set and wakes flushes waiting for it.
 func (a *Accumulator) completed(b *Batch) {
 	a.mu.Lock()
-	delete(a.incomplete, b)
+	a.incomplete.remove(b)
 	if a.flushDone != nil {
 		close(a.flushDone)
 		a.flushDone = nil
@@ -162,24 +206,41 @@ func (a *Accumulator) completed(b *Batch) {
 // the pool. Call it once after Done, when the batch's encoded bytes are no
 // longer referenced; Done never calls it. Before Done it does nothing, and
 // a second call does nothing. SplitAndReenqueue deallocates the batch it
-// replaces itself.
+// replaces itself. A batch a compression worker is reading (a batch that
+// expired, or was aborted, while it was compressed) is released by that
+// worker when it is done with it.
 func (a *Accumulator) Deallocate(b *Batch) {
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	if b.deallocated || !b.IsDone() {
-		a.mu.Unlock()
 		return
 	}
 	b.deallocated = true
-	delete(a.incomplete, b)
-	if b.comps.stamps != nil && len(a.freeComps) < maxFreeCompletions {
+	a.incomplete.remove(b)
+	switch b.compress {
+	case compressRunning:
+		b.releasePending = true
+		return
+	case compressQueued:
+		a.workers.dequeueLocked(b)
+	}
+	a.releaseLocked(b)
+}
+
+// releaseLocked gives a deallocated batch's buffers and completion list
+// back. a.mu must be held (the pool's lock is taken after it).
+func (a *Accumulator) releaseLocked(b *Batch) {
+	if n := b.comps.capBytes(); n > 0 && int64(a.freeBytes+n) <= a.cfg.BufferMemory/freeCompletionsShare {
 		b.comps.reset()
 		a.freeComps = append(a.freeComps, b.comps)
+		a.freeBytes += n
 	}
 	buf, compressed := b.buf, b.compressed
 	b.buf, b.compressed, b.encoded, b.comps = nil, nil, nil, completions{}
-	a.mu.Unlock()
+	b.releasePending = false
 	a.pool.release(buf)
 	a.pool.release(compressed)
+	a.retireLocked(b)
 }
 
 // fitLimit bounds the size of an open batch after a record is appended, so

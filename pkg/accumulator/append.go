@@ -116,6 +116,7 @@ func (a *Accumulator) appendLocked(dq *deque, r *appendRequest, rec *Record, tai
 		}
 		last.appendsClosed = true
 		a.noteFillLocked(dq, a.limit)
+		a.submitLocked(last) // compressed while the next one fills
 	}
 	if r.abortOnNewBatch {
 		return AppendResult{AbortForNewBatch: true}, 0
@@ -128,10 +129,11 @@ func (a *Accumulator) appendLocked(dq *deque, r *appendRequest, rec *Record, tai
 	b := a.newBatchLocked(r.tp, buf, rec.Timestamp, r.now, a.nextID)
 	a.nextID++
 	b.appendRecord(rec, r)
+	dq.pushBack(b)
 	if own > a.limit {
 		b.appendsClosed = true // an oversized record travels alone
+		a.submitLocked(b)
 	}
-	dq.pushBack(b)
 	return AppendResult{NewBatchCreated: true, BatchIsFull: dq.len() > 1 || b.isFull(a.limit)}, 0
 }
 

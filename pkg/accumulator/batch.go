@@ -30,7 +30,7 @@ type Batch struct {
 	id        uint64         // immutable: creation order, for flushes (split batches keep their original's)
 
 	// Record fields: guarded by acc.mu while in a deque.
-	buf           []byte      // header space then the records, uncompressed; cap charged to the pool; released by Close once compressed (see Close)
+	buf           []byte      // header space then the records, uncompressed; cap charged to the pool; holds the compressed records, or is released, once compressed (see compressRecords)
 	comps         completions // one per record, in order; recycled by Deallocate
 	count         int         // records; kept after Deallocate
 	baseTimestamp int64       // the first record's timestamp
@@ -50,12 +50,21 @@ type Batch struct {
 	producerEpoch int16
 	baseSequence  int32
 
-	// Set by Close (sender).
-	encoded    []byte // the batch as sent: buf or compressed
-	compressed []byte // pooled buffer of the compressed batch, or nil
+	// Compression: set by a worker under acc.mu, or by Close (see
+	// compress.go); once compressed, only the sender reads them.
+	compress    uint8  // compressIdle, compressQueued, compressRunning or compressDone; guarded by acc.mu
+	compressed  []byte // pooled buffer of header room and the compressed records (often buf's own), or nil
+	compressErr error  // why compression failed; Close returns it
 
-	state       atomic.Int32 // statePending, stateDone or stateSplit
-	deallocated bool         // guarded by acc.mu
+	// Set by Close (sender).
+	encoded []byte // the batch as sent: buf or compressed
+
+	state       atomic.Int32    // statePending, stateDone or stateSplit
+	deallocated bool            // guarded by acc.mu
+	links       incompleteLinks // guarded by acc.mu: its place among the batches not yet done
+	// releasePending is set (under acc.mu) when Deallocate came while a
+	// worker compressed the batch: the worker releases its memory when done.
+	releasePending bool
 }
 
 // TopicPartition is the batch's partition.
@@ -119,11 +128,14 @@ func (b *Batch) IsDone() bool { return b.state.Load() != statePending }
 // until Deallocate.
 func (b *Batch) Encoded() []byte { return b.encoded }
 
-// EncodedSize is the batch's size in a request: before Close an upper bound
-// (the uncompressed size), after Close exact.
+// EncodedSize is the batch's size in a request: exact once compressed (or
+// closed), before that an upper bound (the uncompressed size).
 func (b *Batch) EncodedSize() int {
-	if b.encoded != nil {
+	switch {
+	case b.encoded != nil:
 		return len(b.encoded)
+	case b.compressed != nil:
+		return len(b.compressed)
 	}
 	return len(b.buf)
 }

@@ -10,69 +10,59 @@ import (
 // errReleased is returned by Close on a batch whose memory was released.
 var errReleased = errors.New("batch memory already released")
 
-// Close finishes the batch for sending: with a codec it compresses the
-// records into a pooled buffer, then it writes the header (base offset 0,
-// leader epoch -1, codec and transactional bits, last offset delta,
-// base/max timestamp, producer state, record count) and the CRC. It is
-// idempotent. The sender calls it after Drain, outside the accumulator's
-// lock; comp may be nil when no codec is configured.
+// Close finishes the batch for sending: it writes the header (base offset
+// 0, leader epoch -1, codec and transactional bits, last offset delta,
+// base/max timestamp, producer state, record count) and the CRC, after the
+// records were compressed, by a compression worker or, without workers,
+// here with comp (nil when no codec is configured). It is idempotent. The
+// sender calls it after Drain, outside the accumulator's lock.
 //
-// The compressed copy is charged to the buffer memory without waiting (the
-// sender must not block), so it can overdraw the budget for a moment;
-// appenders wait meanwhile. The uncompressed records are then released
-// (see releaseRecords), so a compressed batch holds only its compressed
+// Compressed records replace the uncompressed ones in the batch's buffer
+// (see compressRecords), so a compressed batch holds only its compressed
 // bytes while it waits for its answer, as in Kafka's producer.
 func (b *Batch) Close(comp *protocol.Compressor) error {
 	if b.encoded != nil {
 		return nil
 	}
-	if b.buf == nil {
-		return fmt.Errorf("close batch for %s/%d: %w", b.tp.Topic, b.tp.Partition, errReleased)
+	if b.compressErr != nil {
+		return b.compressErr
 	}
 	h := b.header()
 	codec := b.acc.cfg.Codec
 	if codec == protocol.CodecNone {
+		if b.buf == nil {
+			return fmt.Errorf("close batch for %s/%d: %w", b.tp.Topic, b.tp.Partition, errReleased)
+		}
 		protocol.PutBatchHeader(b.buf, &h)
 		b.encoded = b.buf
 		return nil
 	}
-	if comp == nil {
-		return fmt.Errorf("close batch for %s/%d: %s needs a compressor", b.tp.Topic, b.tp.Partition, codec)
+	if b.compressed == nil {
+		if err := b.compressHere(comp); err != nil {
+			return err
+		}
 	}
-	records := b.buf[protocol.RecordBatchHeaderSize:]
-	// Room for as much as went in and the codec's overhead on data that
-	// does not compress: a full batch left that room (see Accumulator.limit),
-	// so its compressed copy takes a buffer of the same size class.
-	bound := len(b.buf) + protocol.CompressionOverhead(codec, len(records))
-	pool := b.acc.pool
-	dst := pool.forceAllocate(pool.sizeFor(bound))
-	out, err := comp.Compress(codec, dst[:protocol.RecordBatchHeaderSize], records)
-	if err != nil {
-		pool.release(dst)
-		return fmt.Errorf("close batch for %s/%d: compress %d bytes with %s: %w", b.tp.Topic, b.tp.Partition, len(records), codec, err)
-	}
-	if &out[:1][0] != &dst[:1][0] {
-		// The encoder outgrew the buffer and allocated its own.
-		pool.release(dst)
-		pool.charge(cap(out))
-	}
-	protocol.PutBatchHeader(out, &h)
-	b.compressed = out
-	b.encoded = out
-	b.releaseRecords()
+	protocol.PutBatchHeader(b.compressed, &h)
+	b.encoded = b.compressed
 	return nil
 }
 
-// releaseRecords gives the uncompressed records of a compressed batch back
-// to the buffer memory, as soon as they are compressed: the reports come
-// from the record list, and a split decompresses. They are kept when the
-// reports need them (ResultRecords, or timestamps too far apart for the
-// record list).
-func (b *Batch) releaseRecords() {
-	if b.acc.cfg.ResultRecords || b.wideTimestamps {
-		return
+// compressHere compresses the records on the caller's goroutine (no
+// workers).
+func (b *Batch) compressHere(comp *protocol.Compressor) error {
+	if b.buf == nil {
+		return fmt.Errorf("close batch for %s/%d: %w", b.tp.Topic, b.tp.Partition, errReleased)
 	}
-	buf := b.buf
-	b.buf = nil
-	b.acc.pool.release(buf)
+	if comp == nil {
+		return fmt.Errorf("close batch for %s/%d: %s needs a compressor", b.tp.Topic, b.tp.Partition, b.acc.cfg.Codec)
+	}
+	compressed, release, err := b.compressRecords(comp)
+	if err != nil {
+		return err
+	}
+	b.compressed = compressed
+	if release {
+		b.buf = nil
+	}
+	return nil
 }

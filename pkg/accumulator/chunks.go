@@ -1,6 +1,9 @@
 package accumulator
 
-import "slices"
+import (
+	"slices"
+	"unsafe"
+)
 
 // chunkSet carves the pool's class-size buffers out of chunks of one size
 // (a buddy allocator): a block of a class is a chunk halved as often as
@@ -19,17 +22,21 @@ type chunkSet struct {
 	// times chunk size plus the offset in the chunk), ascending, so the
 	// lowest block is reused first.
 	free [][]int
-	out  map[*byte]block // handed-out blocks by their first byte
+	// byAddress lists the live chunks' indexes by the address of their
+	// first byte, so that put finds a block's chunk by binary search (the
+	// Go heap does not move objects), and out holds, per chunk and
+	// minClass unit, 1 + the order of the handed-out block that starts
+	// there, 0 for none: a map of the blocks out cost more than the rest
+	// of an append of a small batch.
+	byAddress []int
+	out       [][]uint8
 }
-
-// block is a handed-out block: its global offset and order.
-type block struct{ off, order int }
 
 // newChunkSet returns a set whose chunks are the largest power-of-two
 // multiple of minClass that is at most maxChunk (no blocks when minClass
 // is larger).
 func newChunkSet(minClass, maxChunk int) chunkSet {
-	s := chunkSet{minClass: minClass, out: make(map[*byte]block)}
+	s := chunkSet{minClass: minClass}
 	for c := minClass; c <= maxChunk; c <<= 1 {
 		s.chunk = c
 		s.orders++
@@ -68,10 +75,12 @@ func (s *chunkSet) take(order int) ([]byte, bool) {
 	}
 	size := s.minClass << order
 	c, o := off/s.chunk, off%s.chunk
-	buf := s.chunks[c][o : o : o+size]
-	s.out[&buf[:1][0]] = block{off, order}
-	return buf, true
+	s.out[c][o/s.minClass] = uint8(order + 1)
+	return s.chunks[c][o : o : o+size], true
 }
+
+// address is the address of b's first byte.
+func address(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
 
 // addChunk allocates a chunk and adds it as a free block of the top order.
 func (s *chunkSet) addChunk() {
@@ -81,8 +90,57 @@ func (s *chunkSet) addChunk() {
 		s.chunks = append(s.chunks, nil)
 	}
 	s.chunks[i] = make([]byte, s.chunk)
+	for len(s.out) <= i {
+		s.out = append(s.out, nil)
+	}
+	s.out[i] = make([]uint8, s.chunk/s.minClass)
+	at, _ := slices.BinarySearchFunc(s.byAddress, address(s.chunks[i]), func(c int, a uintptr) int {
+		return cmpAddress(address(s.chunks[c]), a)
+	})
+	s.byAddress = slices.Insert(s.byAddress, at, i)
 	s.live++
 	s.insertFree(s.orders-1, i*s.chunk)
+}
+
+// cmpAddress compares two addresses.
+func cmpAddress(a, b uintptr) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// blockOf returns the chunk, the offset in it and the order of a
+// handed-out block whose first byte buf's is, and clears its mark; false
+// when buf is not such a block.
+func (s *chunkSet) blockOf(buf []byte) (c, o, order int, ok bool) {
+	addr := address(buf)
+	// The last chunk starting at or before addr.
+	i, found := slices.BinarySearchFunc(s.byAddress, addr, func(c int, a uintptr) int {
+		return cmpAddress(address(s.chunks[c]), a)
+	})
+	if !found {
+		i--
+	}
+	if i < 0 {
+		return 0, 0, 0, false
+	}
+	c = s.byAddress[i]
+	delta := addr - address(s.chunks[c])
+	if delta >= uintptr(s.chunk) || delta%uintptr(s.minClass) != 0 {
+		return 0, 0, 0, false
+	}
+	o = int(delta)
+	mark := &s.out[c][o/s.minClass]
+	if *mark == 0 {
+		return 0, 0, 0, false
+	}
+	order = int(*mark) - 1
+	*mark = 0
+	return c, o, order, true
 }
 
 // put takes back a block handed out by take (buf starts where the block
@@ -92,13 +150,11 @@ func (s *chunkSet) put(buf []byte) (int, bool) {
 	if cap(buf) == 0 {
 		return 0, false
 	}
-	first := &buf[:1][0]
-	b, ok := s.out[first]
+	c, o, k, ok := s.blockOf(buf)
 	if !ok {
 		return 0, false
 	}
-	delete(s.out, first)
-	off, k := b.off, b.order
+	off := c*s.chunk + o
 	size := s.minClass << k
 	for ; k < s.orders-1; k++ {
 		buddy := off ^ (s.minClass << k)
@@ -122,7 +178,10 @@ func (s *chunkSet) dropFreeChunk() bool {
 	}
 	off := s.free[top][len(s.free[top])-1]
 	s.free[top] = s.free[top][:len(s.free[top])-1]
-	s.chunks[off/s.chunk] = nil
+	c := off / s.chunk
+	s.byAddress = slices.DeleteFunc(s.byAddress, func(i int) bool { return i == c })
+	s.chunks[c] = nil
+	s.out[c] = nil
 	s.live--
 	return true
 }

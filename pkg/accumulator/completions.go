@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // completions is what a batch keeps of each record besides its encoding,
@@ -37,6 +38,11 @@ func (c *completions) reset() {
 	clear(c.refs)
 	clear(c.owners)
 	*c = completions{stamps: c.stamps[:0], refs: c.refs[:0], owners: c.owners[:0]}
+}
+
+// capBytes is the capacity of the list's buffers, in bytes.
+func (c *completions) capBytes() int {
+	return cap(c.stamps) + cap(c.refs)*int(unsafe.Sizeof(any(nil))) + cap(c.owners)*int(unsafe.Sizeof(ownerRun{}))
 }
 
 // add appends a record appended by the append call numbered call, of

@@ -43,8 +43,18 @@ type Config struct {
 	DeliveryTimeout time.Duration
 	// BufferMemory (buffer.memory) bounds the bytes of batch buffers.
 	BufferMemory int64
-	// Codec compresses each batch's records when it is closed.
+	// Codec compresses each batch's records (compression.type).
 	Codec protocol.Codec
+	// CompressionLevel is the codec's level (protocol.CheckCompressionLevel
+	// says which it takes); protocol.DefaultCompressionLevel (0) and -1
+	// keep its default.
+	CompressionLevel int
+	// CompressionWorkers is how many batches may be compressed at once,
+	// each on a goroutine of its own, as soon as they are sealed (full, or
+	// due to be sent) and before Drain takes them; Drain takes a batch only
+	// once compressed. Zero leaves compression to Close, on the sender's
+	// goroutine, one batch at a time. See the package doc.
+	CompressionWorkers int
 	// Transactional sets the transactional bit of every batch.
 	Transactional bool
 	// ResultRecords makes Done decode each record's key, value and headers

@@ -66,6 +66,10 @@ func (a *Accumulator) drainNode(node int32, parts []*deque, maxSize int, now tim
 		if _, muted := a.muted[dq.tp]; muted {
 			continue
 		}
+		if !a.drainableLocked(first) {
+			a.sealLocked(dq, first) // drained once compressed
+			continue
+		}
 		if len(ready) > 0 && size+first.EncodedSize() > maxSize {
 			next = i // it goes first next time
 			break

@@ -54,12 +54,7 @@ func (a *Accumulator) AwaitFlushCompletion(ctx context.Context) error {
 // incompleteBeforeLocked reports whether a batch with an id below target is
 // not done yet. a.mu must be held.
 func (a *Accumulator) incompleteBeforeLocked(target uint64) bool {
-	for b := range a.incomplete {
-		if b.id < target {
-			return true
-		}
-	}
-	return false
+	return a.incomplete.head != nil && a.incomplete.head.id < target
 }
 
 // HasUndrained reports whether any batch is still in a deque.
@@ -79,7 +74,7 @@ func (a *Accumulator) HasUndrained() bool {
 func (a *Accumulator) HasIncomplete() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return len(a.incomplete) > 0
+	return a.incomplete.n > 0
 }
 
 // Close stops appends: blocked and later Appends return ErrClosed. Every

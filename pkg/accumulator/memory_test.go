@@ -316,13 +316,7 @@ func TestConcurrentAppendersAndSender(t *testing.T) {
 	comp := protocol.NewCompressor()
 	for stopped := false; !stopped || a.HasIncomplete(); {
 		drained := a.Drain(c, a.Ready(c, t0).ReadyNodes, 1<<20, t0, nil)
-		for _, bs := range drained {
-			for _, b := range bs {
-				require.NoError(t, b.Close(comp))
-				b.Done(0, -1, nil)
-				a.Deallocate(b)
-			}
-		}
+		require.NoError(t, completeDrained(a, drained, comp))
 		if len(drained) > 0 {
 			continue
 		}

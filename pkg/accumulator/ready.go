@@ -11,7 +11,8 @@ import "time"
 // any of these holds: the deque has more than one batch or the batch is
 // full; it waited at least the linger (counted from creation or the last
 // retry); appenders wait for memory; the accumulator is closed; a flush is
-// in progress. Muted partitions are skipped.
+// in progress. Muted partitions are skipped, and so are heads a
+// compression worker has not finished (its signal wakes the sender).
 func (a *Accumulator) Ready(cluster Cluster, now time.Time) ReadyCheckResult {
 	res := ReadyCheckResult{
 		ReadyNodes:          make(map[int32]struct{}),
@@ -36,6 +37,9 @@ func (a *Accumulator) Ready(cluster Cluster, now time.Time) ReadyCheckResult {
 		}
 		if _, muted := a.muted[dq.tp]; muted {
 			continue
+		}
+		if first.compress == compressQueued || first.compress == compressRunning {
+			continue // its worker signals when it is done
 		}
 		sendable, wait := a.headReady(dq, first, exhausted, now)
 		if sendable {

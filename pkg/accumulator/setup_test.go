@@ -149,6 +149,21 @@ func complete(t *testing.T, a *Accumulator, batches []*Batch, base int64) {
 	}
 }
 
+// completeDrained closes, completes (delivered) and deallocates every
+// batch Drain returned, as a sender whose broker keeps up would.
+func completeDrained(a *Accumulator, drained map[int32][]*Batch, comp *protocol.Compressor) error {
+	for _, bs := range drained {
+		for _, b := range bs {
+			if err := b.Close(comp); err != nil {
+				return err
+			}
+			b.Done(0, -1, nil)
+			a.Deallocate(b)
+		}
+	}
+	return nil
+}
+
 // Position is what the tests give as each record's Ref: where it came from.
 type Position struct {
 	Source int32

@@ -45,9 +45,8 @@ func (a *Accumulator) Split(b *Batch, now time.Time) []*Batch {
 		} else {
 			dq.insert(i, p)
 		}
-		a.incomplete[p] = struct{}{}
 	}
-	delete(a.incomplete, b)
+	a.incomplete.replace(b, parts)
 	a.mu.Unlock()
 	a.Deallocate(b)
 	return parts

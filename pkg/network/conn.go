@@ -189,7 +189,7 @@ func readError(err error, midFrame bool) error {
 // writeLoop writes the queued frames in order, one vectored write each.
 func (c *conn) writeLoop(nc net.Conn) {
 	_, isTLS := nc.(*tls.Conn)
-	var bufs net.Buffers
+	var vec [][]byte // the frame's slices, its memory kept from write to write
 	var flat []byte
 	for {
 		select {
@@ -211,9 +211,10 @@ func (c *conn) writeLoop(nc net.Conn) {
 				}
 				_, err = nc.Write(flat)
 			} else {
-				bufs = append(bufs[:0], frame...) // WriteTo consumes its receiver
+				vec = append(vec[:0], frame...)
+				bufs := net.Buffers(vec) // WriteTo consumes its receiver, not vec
 				_, err = bufs.WriteTo(nc)
-				clear(bufs[:cap(bufs)])
+				clear(vec)
 			}
 			if err != nil {
 				c.fail(fmt.Errorf("write: %w", err))

@@ -405,12 +405,13 @@ func TestCompressSteadyStateAllocs(t *testing.T) {
 }
 
 // BenchmarkCompress compresses a 1 MiB records section of 100-byte text
-// values per codec, reusing the Compressor and the output buffer.
+// values per codec, reusing the Compressor and the output buffer, on one
+// goroutine as a producer's compression worker does.
 func BenchmarkCompress(b *testing.B) {
 	src := czTextRecords(1<<20, 9)
 	for _, c := range czCodecs {
 		b.Run(c.String(), func(b *testing.B) {
-			comp := NewCompressor()
+			comp := NewCompressor(WithGoroutines(1))
 			out, err := comp.Compress(c, nil, src)
 			require.NoError(b, err)
 			b.ReportAllocs()

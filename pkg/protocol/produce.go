@@ -20,13 +20,23 @@ type ProduceRequest struct {
 	Acks            int16
 	TimeoutMs       int32
 	Topics          []ProduceRequestTopic
+	// Response, when set, is what NewResponse returns, for the answer to
+	// be decoded into over its earlier content (its slices are reused): a
+	// producer that recycles its requests recycles their responses with
+	// them. It is not part of the request's encoding.
+	Response *ProduceResponse
 }
 
 // Key returns KeyProduce.
 func (*ProduceRequest) Key() APIKey { return KeyProduce }
 
-// NewResponse returns an empty ProduceResponse.
-func (*ProduceRequest) NewResponse() Response { return new(ProduceResponse) }
+// NewResponse returns m.Response, or a new ProduceResponse.
+func (m *ProduceRequest) NewResponse() Response {
+	if m.Response != nil {
+		return m.Response
+	}
+	return new(ProduceResponse)
+}
 
 // Encode appends the request body at version to w. It is on the hot path:
 // it allocates nothing beyond growing w, and the record batches are kept by
@@ -228,8 +238,11 @@ func (p *ProduceResponsePartition) encode(w *Writer, version int16, flex bool) {
 	putLeaderTags(w, flex, version >= 10, 0, p.CurrentLeader)
 }
 
-// Decode reads the response body at version from r.
+// Decode reads the response body at version from r. It overwrites m,
+// reusing the capacity of its topic and partition lists (see
+// ProduceRequest.Response).
 func (m *ProduceResponse) Decode(r *Reader, version int16) error {
+	topics := m.Topics[:cap(m.Topics)]
 	*m = ProduceResponse{}
 	if !checkVersion(r, KeyProduce, version) {
 		return r.Err()
@@ -239,16 +252,18 @@ func (m *ProduceResponse) Decode(r *Reader, version int16) error {
 	if r.Err() != nil {
 		return r.Err()
 	}
-	m.Topics = make([]ProduceResponseTopic, n)
+	m.Topics = reuse(topics, n)
 	for i := range m.Topics {
 		t := &m.Topics[i]
-		t.Name = msgString(r, flex)
+		parts := t.Partitions[:cap(t.Partitions)]
+		*t = ProduceResponseTopic{Name: msgString(r, flex)}
 		np := msgArrayLen(r, flex, minProducePartition(version, flex))
 		if r.Err() != nil {
 			return r.Err()
 		}
-		t.Partitions = make([]ProduceResponsePartition, np)
+		t.Partitions = reuse(parts, np)
 		for j := range t.Partitions {
+			t.Partitions[j] = ProduceResponsePartition{}
 			t.Partitions[j].decode(r, version, flex)
 		}
 		r.TaggedFields(flex)
@@ -256,6 +271,15 @@ func (m *ProduceResponse) Decode(r *Reader, version int16) error {
 	m.ThrottleTimeMs = r.Int32()
 	m.NodeEndpoints = readNodeEndpointsTags(r, flex, version >= 10)
 	return r.Err()
+}
+
+// reuse returns n elements of s's memory when it has room (their content
+// is the caller's to overwrite), else n new ones.
+func reuse[T any](s []T, n int) []T {
+	if n <= cap(s) {
+		return s[:n]
+	}
+	return make([]T, n)
 }
 
 // minProducePartition is the smallest encoding of a

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/kproduce/kproduce/pkg/accumulator"
 	"github.com/kproduce/kproduce/pkg/network"
+	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
 // Acks is how many acknowledgements the leader waits for before it answers
@@ -118,6 +120,8 @@ func defaultConfig() config {
 			RetryBackoffMax: accumulator.DefaultRetryBackoffMax,
 			DeliveryTimeout: DefaultDeliveryTimeout,
 			BufferMemory:    DefaultBufferMemory,
+			// One batch compressed on each core at a time.
+			CompressionWorkers: runtime.GOMAXPROCS(0),
 		},
 	}
 }
@@ -168,6 +172,11 @@ func (c *config) validate() error {
 		return fmt.Errorf("%w: timeouts must be positive", ErrConfig)
 	case c.DryRunPartitions < 0:
 		return fmt.Errorf("%w: a dry run's partition count must not be negative", ErrConfig)
+	case c.Accumulator.CompressionWorkers < 0:
+		return fmt.Errorf("%w: compression workers must not be negative", ErrConfig)
+	}
+	if err := protocol.CheckCompressionLevel(c.Accumulator.Codec, c.Accumulator.CompressionLevel); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return nil
 }

@@ -25,7 +25,12 @@
 //   - One goroutine, the Sender's, owns the network client, the in-flight
 //     batches and the idempotence state; nothing else touches them. The
 //     Producer facade only appends to the accumulator, reads the metadata
-//     snapshot and wakes the Sender.
+//     snapshot and wakes the Sender. The compression workers
+//     (CompressionWorkers, see package accumulator) only compress sealed
+//     batches and hand them back through the accumulator, waking the
+//     Sender; the Sender drains a batch only once it is compressed, stamps
+//     its sequence then, and writes its header and CRC as it builds the
+//     request, so a retry carries the same compressed bytes.
 //   - ProduceBatch places records as Produce does one after the
 //     other (the sticky partition moves on when a record would open a new
 //     batch there; a partition's records keep their order), routing a run

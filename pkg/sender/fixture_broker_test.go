@@ -74,7 +74,8 @@ func (f *fixture) batches(req networktest.SentRequest) []sentBatch {
 			sb := sentBatch{tp: accumulator.TopicPartition{Topic: t.Name, Partition: p.Index}}
 			require.NoError(f.t, sb.batch.ReadFrom(p.Records))
 			require.Equal(f.t, int8(2), sb.batch.Magic)
-			rest := sb.batch.Records
+			rest, err := protocol.Decompress(protocol.Codec(sb.batch.Attributes&protocol.AttrCompressionMask), sb.batch.Records, 1<<20)
+			require.NoError(f.t, err)
 			for i := int32(0); i < sb.batch.NumRecords; i++ {
 				var r kmsg.Record
 				require.NoError(f.t, r.ReadFrom(rest))

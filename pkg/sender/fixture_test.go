@@ -92,6 +92,10 @@ func testConfig() config {
 	cfg.Accumulator.RetryBackoffMax = time.Second
 	cfg.Accumulator.DeliveryTimeout = testDeliveryTimeout
 	cfg.Accumulator.ResultRecords = true
+	// Batches are compressed as requests are built, on the stepped
+	// goroutine; the worker tests (compression_workers_test.go) wait for
+	// their workers.
+	cfg.Accumulator.CompressionWorkers = 0
 	cfg.Rand = func(int) int { return 0 }
 	// Records name their partition, or -1 for the default partitioner.
 	cfg.Partitioner = ManualPartitioner(accumulator.NewMurmur2Partitioner(cfg.Rand))

@@ -124,6 +124,8 @@ func (s *idempotence) acked(b *accumulator.Batch) {
 	}
 	p.acked = true
 	p.unacked = slices.DeleteFunc(p.unacked, func(x *accumulator.Batch) bool { return x == b })
+	// Settled: the state keeps no batch that is done (its struct is reused).
+	p.resolvable = slices.DeleteFunc(p.resolvable, func(x *accumulator.Batch) bool { return x == b })
 }
 
 // isNextSequence reports whether b is the batch the broker expects next on

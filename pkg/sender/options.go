@@ -149,6 +149,28 @@ func MaxRequestSize(n int) Opt { return func(c *config) { c.MaxRequestSize = n }
 // default protocol.CodecNone).
 func Compression(codec protocol.Codec) Opt { return func(c *config) { c.Accumulator.Codec = codec } }
 
+// CompressionLevel compresses at level (librdkafka's compression.level;
+// Java's compression.gzip.level, compression.lz4.level and
+// compression.zstd.level), which the codec must take
+// (protocol.CompressionLevels; New fails otherwise). Default: 0, the
+// codec's default (gzip 7, lz4's fast algorithm, zstd its fastest, about
+// zstd's level 1).
+func CompressionLevel(level int) Opt {
+	return func(c *config) { c.Accumulator.CompressionLevel = level }
+}
+
+// CompressionWorkers compresses up to n batches at once, each on a
+// goroutine of its own, as soon as they are full or due to be sent
+// (default: GOMAXPROCS). 0 compresses on the producer's own goroutine,
+// one batch at a time, as each request is built. Batches of a partition
+// are sent in order whatever order they are compressed in, and a retried
+// batch is sent as first compressed, with its sequence number and
+// checksum; each worker holds an encoder and a buffer of up to a batch,
+// besides the BufferMemory.
+func CompressionWorkers(n int) Opt {
+	return func(c *config) { c.Accumulator.CompressionWorkers = n }
+}
+
 // MaxBlock bounds how long Produce waits for a topic's partitions to be
 // known (max.block.ms; default: the delivery timeout).
 func MaxBlock(d time.Duration) Opt { return func(c *config) { c.MaxBlock = d } }

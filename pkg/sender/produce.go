@@ -9,15 +9,28 @@ import (
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
-// produceAttachment is carried by a Produce request to its response.
+// produceAttachment is carried by a Produce request to its response. It
+// holds the request and the response it is decoded into, so that the
+// three are recycled together (see recycleProduceAttachment).
 type produceAttachment struct {
 	batches []*accumulator.Batch
+	next    int // where find looks first: brokers answer in the request's order
+	req     protocol.ProduceRequest
+	resp    protocol.ProduceResponse
 }
 
-// find returns the request's batch for a partition, or nil.
+// find returns the request's batch for a partition, or nil. Looking up
+// every partition of a response in order costs one comparison each.
 func (a *produceAttachment) find(topic string, partition int32) *accumulator.Batch {
-	for _, b := range a.batches {
+	if a.next < len(a.batches) {
+		if b := a.batches[a.next]; b.TopicPartition().Partition == partition && b.TopicPartition().Topic == topic {
+			a.next++
+			return b
+		}
+	}
+	for i, b := range a.batches {
 		if tp := b.TopicPartition(); tp.Partition == partition && tp.Topic == topic {
+			a.next = i + 1
 			return b
 		}
 	}
@@ -27,11 +40,13 @@ func (a *produceAttachment) find(topic string, partition int32) *accumulator.Bat
 // sendProduceRequest closes the batches (compression, CRC) and sends them to
 // node in one Produce request.
 func (s *sender) sendProduceRequest(node int32, batches []*accumulator.Batch, now time.Time) {
-	req := &protocol.ProduceRequest{Acks: int16(s.cfg.Acks), TimeoutMs: int32(s.cfg.RequestTimeout.Milliseconds())}
+	att := s.newProduceAttachment()
+	req := &att.req
+	req.Acks, req.TimeoutMs = int16(s.cfg.Acks), int32(s.cfg.RequestTimeout.Milliseconds())
 	if s.txn != nil {
 		req.TransactionalID = &s.txn.transactionalID
 	}
-	sent := batches[:0:0]
+	sent := att.batches
 	for _, b := range batches {
 		if err := b.Close(s.comp); err != nil {
 			s.idem.abandoned(b, true) // never sent
@@ -42,10 +57,11 @@ func (s *sender) sendProduceRequest(node int32, batches []*accumulator.Batch, no
 		addToProduceRequest(req, b)
 		sent = append(sent, b)
 	}
+	att.batches = sent
 	if len(sent) == 0 {
+		s.recycleProduceAttachment(att)
 		return
 	}
-	att := &produceAttachment{batches: sent}
 	cr := s.client.NewClientRequest(node, req, now, s.cfg.Acks != NoAck, s.cfg.RequestTimeout, att)
 	if err := s.client.Send(cr, now); err != nil {
 		for _, b := range sent {
@@ -60,25 +76,13 @@ func (s *sender) sendProduceRequest(node int32, batches []*accumulator.Batch, no
 	}
 }
 
-// addToProduceRequest adds a closed batch to the request, grouping by topic.
-func addToProduceRequest(req *protocol.ProduceRequest, b *accumulator.Batch) {
-	tp := b.TopicPartition()
-	part := protocol.ProduceRequestPartition{Index: tp.Partition, Records: b.Encoded()}
-	for i := range req.Topics {
-		if req.Topics[i].Name == tp.Topic {
-			req.Topics[i].Partitions = append(req.Topics[i].Partitions, part)
-			return
-		}
-	}
-	req.Topics = append(req.Topics, protocol.ProduceRequestTopic{Name: tp.Topic, Partitions: []protocol.ProduceRequestPartition{part}})
-}
-
 // handleResponse dispatches a completed request to its handler.
 func (s *sender) handleResponse(resp *network.ClientResponse) {
 	switch att := resp.Request.Attachment.(type) {
 	case *produceAttachment:
 		s.inFlight.requests--
 		s.handleProduceResponse(resp, att)
+		s.recycleProduceAttachment(att)
 	case initProducerIDAttachment:
 		s.handleInitProducerIDResponse(resp)
 	case txnAttachment:

@@ -35,6 +35,8 @@ type sender struct {
 	// maybeWritten holds the batches with an attempt the broker may have
 	// stored (see outcomeUnknown), until they are done.
 	maybeWritten map[*accumulator.Batch]struct{}
+	// freeProduce are Produce requests to reuse (see newProduceAttachment).
+	freeProduce []*produceAttachment
 	// completed is set when a record's outcome was reported in this turn.
 	completed bool
 	// metadataAsked is the metadata update version at which the Sender last
@@ -56,7 +58,7 @@ func newSender(cfg *config, client *network.Client, acc *accumulator.Accumulator
 		md:           client.Metadata(),
 		acc:          acc,
 		clock:        clock,
-		comp:         protocol.NewCompressor(),
+		comp:         protocol.NewCompressor(protocol.WithLevel(cfg.Accumulator.Codec, cfg.Accumulator.CompressionLevel)),
 		log:          cfg.Logger,
 		idem:         newIdempotence(cfg.Idempotence),
 		txn:          newTransactionManager(cfg),
@@ -90,6 +92,9 @@ func (s *sender) run() {
 // handle the responses. Once the producer has failed it only fails what
 // is left and lets the requests in flight finish.
 func (s *sender) runOnce() {
+	// Nothing refers to the batches deallocated in the last turn any more
+	// (see accumulator.RecycleBatches): new batches may reuse them.
+	s.acc.RecycleBatches()
 	now := s.clock.Now()
 	if err := s.fatalError(); err != nil {
 		s.failEverything(err)

@@ -22,6 +22,13 @@
 // and writes one ("tls-cert PATH", "tls-key PATH"). -sasl MECH:USER:PASS
 // (repeatable; PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512) enables SASL with
 // those users.
+//
+// For benchmarks, -blackhole acknowledges without storing, and
+// -wire-stats FILE counts what the Produce requests carried (requests,
+// record batches, records, batch bytes as on the wire, per codec) and
+// writes it to FILE on exit, so that producers' compressed sizes compare;
+// -advertise-produce-v0 lists Produce from v0 in ApiVersions, without which
+// librdkafka sends gzip, snappy and lz4 batches uncompressed.
 package main
 
 import (
@@ -63,6 +70,8 @@ type config struct {
 	tlsDir     string
 	sasl       []saslUser
 	blackhole  bool
+	wireStats  string
+	produceV0  bool
 }
 
 // parseFlags parses the command line.
@@ -80,6 +89,8 @@ func parseFlags(args []string, errOut io.Writer) (config, error) {
 	fs.BoolVar(&c.mtls, "mtls", false, "require a client certificate (implies -tls); generate one signed by the CA")
 	fs.StringVar(&c.tlsDir, "tls-dir", "", "directory for the generated CA and client certificate (default: a new temporary directory)")
 	fs.BoolVar(&c.blackhole, "blackhole", false, "acknowledge produce requests without storing the records (for benchmarks: memory stays flat)")
+	fs.StringVar(&c.wireStats, "wire-stats", "", "count the Produce requests, record batches, records and batch bytes received (per codec) and write them to `FILE` on exit")
+	fs.BoolVar(&c.produceV0, "advertise-produce-v0", false, "list Produce from v0 in ApiVersions, as brokers before Kafka 4.0 did (librdkafka compresses gzip, snappy and lz4 only then); older versions are still refused")
 	fs.Func("sasl", "enable SASL with the user `MECH:USER:PASS` (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512; repeatable)", func(v string) error {
 		u, err := parseSASLUser(v)
 		if err == nil {
@@ -153,9 +164,21 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) error {
 	}
 	defer cluster.Close()
 	guardTopicNames(cluster)
+	if c.produceV0 {
+		if err := advertiseProduceV0(ctx, cluster, cluster.ListenAddrs()[0]); err != nil {
+			return err
+		}
+	}
+	var stats *wireStats
+	if c.wireStats != "" {
+		stats = countProduceRequests(cluster)
+	}
 	if _, err := fmt.Fprintf(out, "ready %s\n", strings.Join(cluster.ListenAddrs(), ",")); err != nil {
 		return err
 	}
 	<-ctx.Done()
+	if stats != nil {
+		return stats.writeFile(c.wireStats)
+	}
 	return nil
 }

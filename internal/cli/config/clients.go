@@ -97,6 +97,8 @@ func (o *Options) ProducerOptions(promiseRecordBytes bool) ([]sender.Opt, error)
 		sender.DeliveryTimeout(o.DeliveryTimeout),
 		sender.BufferMemory(o.BufferMemory),
 		sender.Compression(o.Compression),
+		sender.CompressionLevel(o.CompressionLevel),
+		sender.CompressionWorkers(o.CompressionWorkers),
 		sender.WithPartitioner(sender.ManualPartitioner(part)),
 	)
 	if o.Retries >= 0 {

@@ -144,7 +144,11 @@ func (r *resolver) addFileProperty(where, name, value string) error {
 	}
 	switch m.Kind {
 	case javaprops.Mapped:
-		r.file.values[m.Key] = m.Value
+		value := m.Value
+		if earlier, ok := r.file.values[m.Key]; ok && accumulates(m.Key) {
+			value = fmt.Sprint(earlier) + "," + value
+		}
+		r.file.values[m.Key] = value
 		r.file.origins[m.Key] = where + " (" + name + ")"
 	case javaprops.Security, javaprops.Reader:
 		r.props.add(m.Kind, name, m.Value, where+" ("+name+")", false)

@@ -98,6 +98,12 @@ type Options struct {
 	MaxRequestSize int
 	// Compression is the batch compression codec.
 	Compression protocol.Codec
+	// CompressionLevel is the codec's level (protocol.DefaultCompressionLevel:
+	// its default).
+	CompressionLevel int
+	// CompressionWorkers is how many batches are compressed at once (0: on
+	// the producer's goroutine, as requests are built).
+	CompressionWorkers int
 	// MaxInFlight is the most unacknowledged requests per broker.
 	MaxInFlight int
 	// Sync waits for each record's outcome before the next is read.
@@ -243,12 +249,7 @@ func (r *optionReader) readProducer(o *Options) {
 	o.BatchSize = int(r.size("batch-size", 1, math.MaxInt32))
 	o.BufferMemory = r.size("buffer-memory", 1, math.MaxInt64)
 	o.MaxRequestSize = int(r.size("max-request-size", 1, math.MaxInt32))
-	codec := r.str("compression")
-	c, err := protocol.ParseCodec(strings.TrimSpace(codec))
-	if err != nil {
-		r.failValue("compression", codec, err)
-	}
-	o.Compression = c
+	r.readCompression(o)
 	o.MaxInFlight = int(r.integer("max-in-flight", 1, math.MaxInt32))
 	o.Retries = int(r.integer("retries", -1, math.MaxInt32))
 	o.RequestTimeout = r.duration("request-timeout", true)

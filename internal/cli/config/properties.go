@@ -133,7 +133,11 @@ func (r *resolver) applyProperties(props []propArg) error {
 				r.warnings.add(fmt.Sprintf("%s ignored: --%s was given", p.origin, m.Key))
 				continue
 			}
-			r.vals.v.Set(m.Key, m.Value)
+			value := m.Value
+			if _, earlier := r.overrides[m.Key]; earlier && accumulates(m.Key) {
+				value = fmt.Sprint(r.vals.v.Get(m.Key)) + "," + value
+			}
+			r.vals.v.Set(m.Key, value)
 			r.overrides[m.Key] = p.origin
 		case javaprops.Security, javaprops.Reader:
 			r.props.add(m.Kind, p.name, m.Value, p.origin, true)
@@ -144,6 +148,13 @@ func (r *resolver) applyProperties(props []propArg) error {
 	}
 	return nil
 }
+
+// accumulates reports whether the properties that set an option add to
+// its value rather than replace it: --compression-level, whose items
+// CODEC:LEVEL come from Java's per-codec compression.gzip.level,
+// compression.lz4.level and compression.zstd.level, which all apply (each
+// to its codec).
+func accumulates(key string) bool { return key == "compression-level" }
 
 // applyDerived applies option values derived from properties read
 // together: at the flag level when one of their properties was given on

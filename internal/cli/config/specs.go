@@ -95,6 +95,8 @@ func optionSpecs() []optionSpec {
 		{Name: "buffer-memory", Default: "8MiB", Usage: "`bytes` of records waiting to be sent before input is paused"},
 		{Name: "max-request-size", Default: "1MiB", Usage: "largest produce request in `bytes`"},
 		{Name: "compression", Short: "z", Default: "none", Choices: protocol.CodecNames(), Usage: "compression `codec`: none | gzip | snappy | lz4 | zstd"},
+		{Name: "compression-level", Usage: "the codec's `level`: gzip 1-9 (default 7), lz4 1-17 (3 and up: high compression; default: fast), zstd -131072-22 (default: its fastest, about 1); 0 or -1: the default; CODEC:LEVEL applies to that codec only (comma-separated)"},
+		{Name: "compression-workers", Usage: "compress up to `N` batches at once, each on a thread (default: one per core; 0: one at a time, as requests are built)"},
 		{Name: "max-in-flight", Default: "5", Usage: "unacknowledged requests per broker, at most `N` (at most 5 with idempotence)"},
 		{Name: "sync", Default: "false", Kind: kindBool, Usage: "wait for each record's acknowledgement before reading the next (slow: one record per request)"},
 		{Name: "retries", Default: "-1", Usage: "retry a failed request at most `N` times (-1: until --delivery-timeout; 0: never, which turns idempotence off)"},

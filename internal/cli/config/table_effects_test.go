@@ -188,6 +188,9 @@ func TestEveryPropertyHasItsEffect(t *testing.T) {
 	for k, v := range schemaEffects(t) {
 		special[k] = v
 	}
+	for k, v := range compressionLevelEffects() {
+		special[k] = v
+	}
 	tested := map[string]bool{}
 	for _, row := range javaprops.Table() {
 		for _, name := range row.Names() {

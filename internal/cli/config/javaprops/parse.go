@@ -105,6 +105,29 @@ func parseCodec(s string) (string, error) {
 	return "", fmt.Errorf("%w: want none, gzip, snappy, lz4 or zstd", ErrBadValue)
 }
 
+// parseLevel reads a compression level: an integer (its codec checks its
+// range).
+func parseLevel(s string) (string, error) {
+	t := strings.TrimSpace(s)
+	if _, err := strconv.ParseInt(t, 10, 32); err != nil {
+		return "", fmt.Errorf("%w: not an integer level", ErrBadValue)
+	}
+	return t, nil
+}
+
+// codecLevel reads Java's level of one codec (compression.gzip.level...)
+// as the --compression-level item CODEC:LEVEL, which applies only when
+// that codec is the one used, as in Java.
+func codecLevel(codec string) func(string) (string, error) {
+	return func(s string) (string, error) {
+		t, err := parseLevel(s)
+		if err != nil {
+			return "", err
+		}
+		return codec + ":" + t, nil
+	}
+}
+
 // parseDebug reads librdkafka's debug contexts: any turns debug logs on.
 func parseDebug(s string) (string, error) {
 	if strings.TrimSpace(s) == "" {
