@@ -10,9 +10,7 @@ import (
 // own: XDG_CONFIG_HOME an empty directory, so that no default config file
 // (~/.config/kproduce/config.yaml) of the machine is read, and no
 // KPRODUCE_* variable of the caller's, nor any of rpk's RPK_* (which
-// kproduce reads too). The KPRODUCE_PROFILE_* variables are kept: they
-// are not kproduce's settings but the input and arguments of the profiled
-// run scripts/profile.sh starts (TestProfileRun). Use it in TestMain.
+// kproduce reads too). Use it in TestMain.
 func RunIsolated(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "kproduce-test-config-")
 	if err != nil {
@@ -22,11 +20,7 @@ func RunIsolated(m *testing.M) int {
 	_ = os.Chmod(dir, 0o755) // tests run kproduce as another user too
 	_ = os.Setenv("XDG_CONFIG_HOME", dir)
 	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "KPRODUCE_PROFILE_") {
-			continue
-		}
-		if strings.HasPrefix(name, "KPRODUCE_") || strings.HasPrefix(name, "RPK_") {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "KPRODUCE_") || strings.HasPrefix(name, "RPK_") {
 			_ = os.Unsetenv(name)
 		}
 	}
