@@ -17,6 +17,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
 // The --resume tests run the real binary as a child process, SIGKILL it
@@ -46,7 +48,7 @@ func resumeLines(first, n int) []byte {
 
 // resumeArgs is the command of a load of files.
 func resumeArgs(c *kfake.Cluster, files ...string) []string {
-	return append([]string{"-b", brokersFlag(c), "-t", resumeTopic, "-K", ":", "--transactional-id", resumeTxnID,
+	return append([]string{"-b", kafkatest.Brokers(c), "-t", resumeTopic, "-K", ":", "--transactional-id", resumeTxnID,
 		"--transaction-records", strconv.Itoa(resumeChunk), "--resume", "-o", "none", "--linger", "2ms"}, files...)
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
 // signalMargin is what an interrupted run may take beyond its
@@ -123,7 +124,7 @@ func TestSignalsInterruptMidStream(t *testing.T) {
 				var err error
 				stdin, err = cmd.StdinPipe()
 				require.NoError(t, err)
-			}, append([]string{"-b", brokersFlag(c), "-t", "t", "--linger", "0s", "-o", "json"}, tc.args...)...)
+			}, append([]string{"-b", kafkatest.Brokers(c), "-t", "t", "--linger", "0s", "-o", "json"}, tc.args...)...)
 			feed := startFeeder(stdin)
 			defer feed.halt()
 			waitFor(t, streamWait, "a held produce request and records behind it", func() bool {
@@ -141,7 +142,7 @@ func TestSignalsInterruptMidStream(t *testing.T) {
 			delivered := assertEachReadRecordReported(t, proc, int(feed.written.Load()))
 			assert.Equal(t, fmt.Sprintf("%d delivered, %d failed", delivered, countFailedJSON(t, proc)),
 				strings.TrimSpace(proc.stderr.String()))
-			consumeExactly(t, c, "t", delivered)
+			kafkatest.ConsumeExactly(t, c, "t", delivered)
 		})
 	}
 }
@@ -152,7 +153,7 @@ func TestSignalsInterruptMidStream(t *testing.T) {
 // delivered.
 func assertEachReadRecordReported(t *testing.T, proc *process, written int) int {
 	t.Helper()
-	reps := parseJSONReports(t, proc.stdout.String())
+	reps := kafkatest.ParseJSONReports(t, proc.stdout.String())
 	require.NotEmpty(t, reps)
 	seen := make(map[int64]int)
 	delivered := 0
@@ -179,7 +180,7 @@ func assertEachReadRecordReported(t *testing.T, proc *process, written int) int 
 func countFailedJSON(t *testing.T, proc *process) int {
 	t.Helper()
 	n := 0
-	for _, r := range parseJSONReports(t, proc.stdout.String()) {
+	for _, r := range kafkatest.ParseJSONReports(t, proc.stdout.String()) {
 		if r.Error != nil {
 			n++
 		}
@@ -199,7 +200,7 @@ func TestSignalsSecondInterruptExitsAtOnce(t *testing.T) {
 		var err error
 		stdin, err = cmd.StdinPipe()
 		require.NoError(t, err)
-	}, "-b", brokersFlag(c), "-t", "t", "--linger", "0s", "--close-timeout", "1m")
+	}, "-b", kafkatest.Brokers(c), "-t", "t", "--linger", "0s", "--close-timeout", "1m")
 	feed := startFeeder(stdin)
 	defer feed.halt()
 	waitFor(t, streamWait, "held produce requests", func() bool { return produces.Load() > 0 })
@@ -221,7 +222,7 @@ func TestSignalsInterruptWhileWaitingForAFIFOWriter(t *testing.T) {
 	c := e2eCluster(t)
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
-	proc := startProcess(t, nil, "-b", brokersFlag(c), "-t", "t", "--close-timeout", "1s", fifo)
+	proc := startProcess(t, nil, "-b", kafkatest.Brokers(c), "-t", "t", "--close-timeout", "1s", fifo)
 	// Nothing observable happens while kproduce waits for a writer; give
 	// it the time to get there.
 	time.Sleep(300 * time.Millisecond)
@@ -231,7 +232,7 @@ func TestSignalsInterruptWhileWaitingForAFIFOWriter(t *testing.T) {
 	assert.Equal(t, cmdutil.ExitInterrupted, code, proc.stderr.String())
 	assert.Less(t, time.Since(sent), time.Second+signalMargin)
 	assert.Empty(t, proc.stdout.String())
-	requireTopicEmpty(t, c, "t")
+	kafkatest.RequireEmpty(t, c, "t")
 }
 
 // TestSignalsClosedStdout closes the reading end of stdout after the first
@@ -253,7 +254,7 @@ func TestSignalsClosedStdout(t *testing.T) {
 				cmd.Stdout = nil
 				stdout, err = cmd.StdoutPipe()
 				require.NoError(t, err)
-			}, "-b", brokersFlag(c), "-t", "t", "--linger", "0s", "-o", output)
+			}, "-b", kafkatest.Brokers(c), "-t", "t", "--linger", "0s", "-o", output)
 			feed := startFeeder(stdin)
 			defer feed.halt()
 			first, err := bufio.NewReader(stdout).ReadString('\n')
@@ -265,8 +266,8 @@ func TestSignalsClosedStdout(t *testing.T) {
 				time.Since(closed).Round(time.Millisecond), first, proc.stderr.String())
 			assert.Equal(t, cmdutil.ExitFailed, code, "exit 1, not death by SIGPIPE (-1)")
 			assert.Less(t, time.Since(closed), streamWait)
-			errs := lines(proc.stderr.String())
-			assert.Len(t, filter(errs, func(l string) bool { return strings.Contains(l, "stdout") }), 1, proc.stderr.String())
+			errs := kafkatest.Lines(proc.stderr.String())
+			assert.Len(t, kafkatest.Filter(errs, func(l string) bool { return strings.Contains(l, "stdout") }), 1, proc.stderr.String())
 			assert.NotContains(t, proc.stderr.String(), "panic")
 			assert.NotContains(t, proc.stderr.String(), "goroutine ")
 		})
@@ -290,7 +291,7 @@ func TestSignalsClosedStdoutAndStderr(t *testing.T) {
 		out, err = cmd.StdoutPipe()
 		require.NoError(t, err)
 		cmd.Stderr = cmd.Stdout // 2>&1
-	}, "-b", brokersFlag(c), "-t", "t", "-p", "99")
+	}, "-b", kafkatest.Brokers(c), "-t", "t", "-p", "99")
 	feed := startFeeder(stdin)
 	defer feed.halt()
 	first, err := bufio.NewReader(out).ReadString('\n')

@@ -1,7 +1,17 @@
-// Package kafkatest holds the franz-go based oracle helpers that tests of
-// several packages share: consuming records back with a kgo consumer, and
-// producing an already encoded record batch with a raw Produce request.
-// It is used by tests only.
+// Package kafkatest holds the test helpers that the tests of several
+// packages share, once: starting a kfake cluster (NewCluster) and taking
+// its brokers down (Listeners), reading records back with franz-go's kgo
+// consumer (ConsumeAll, Consume), producing an already encoded record
+// batch (ProduceRaw), running kproduce in-process with a deadline (Run,
+// Start: the caller passes internal/cli's Execute or one command's),
+// building the kproduce binary once per test process (Binary), waiting for
+// a condition instead of sleeping (Poll, WaitFor), a buffer for a run's
+// concurrent output (LockedBuffer) and an environment of the tests' own
+// (RunIsolated).
+//
+// It is used by tests only. It imports no package of kproduce but
+// internal/cli/cmdutil (whose tests must therefore not use it), so that
+// the tests of every other package, pkg/ included, may.
 package kafkatest
 
 import (

@@ -1,0 +1,65 @@
+package kafkatest
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// NewCluster starts a kfake cluster on loopback with opts (kfake's
+// defaults otherwise: three brokers, no topic); it is closed when the test
+// ends.
+func NewCluster(t testing.TB, opts ...kfake.Opt) *kfake.Cluster {
+	t.Helper()
+	c, err := kfake.NewCluster(opts...)
+	if err != nil {
+		t.Fatalf("starting a kfake cluster: %v", err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// Brokers is the -b value of c: its listen addresses, comma-separated.
+func Brokers(c *kfake.Cluster) string { return strings.Join(c.ListenAddrs(), ",") }
+
+// Metadata is the cluster's metadata as franz-go reads it from the brokers
+// at addrs: the oracle for what kproduce shows. No topics: every topic.
+func Metadata(t testing.TB, addrs []string, topics ...string) *kmsg.MetadataResponse {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...))
+	if err != nil {
+		t.Fatalf("metadata client: %v", err)
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrMetadataRequest()
+	for _, name := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(name)
+		req.Topics = append(req.Topics, rt)
+	}
+	if topics == nil {
+		req.Topics = nil // every topic
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), ConsumeDeadline)
+	defer cancel()
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatalf("metadata of %q: %v", topics, err)
+	}
+	return resp
+}
+
+// RequireKeys fails the test unless the JSON object obj has at least the
+// keys want (extra keys are allowed).
+func RequireKeys(t testing.TB, obj map[string]any, want ...string) {
+	t.Helper()
+	for _, k := range want {
+		if _, ok := obj[k]; !ok {
+			t.Errorf("no key %q in %v", k, obj)
+		}
+	}
+}
