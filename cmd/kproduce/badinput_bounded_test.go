@@ -93,7 +93,7 @@ func TestBoundedDevZero(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			proc := startProcess(t, nil, "-b", kafkatest.Brokers(c), "-t", "t", "-f", format, "--close-timeout", "1s", "/dev/zero")
 			start := time.Now()
-			waitFor(t, 10*time.Second, "the failure of record 1", func() bool {
+			kafkatest.WaitFor(t, 10*time.Second, "the failure of record 1", func() bool {
 				return strings.Contains(proc.stderr.String(), "/dev/zero:1: t/-1: ")
 			})
 			took := time.Since(start)

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -139,4 +141,36 @@ func readVmHWM(path string) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// signalPending reports whether sig is pending for the process: sent and
+// not yet delivered to it (SigPnd and ShdPnd of /proc/PID/status).
+func (p *process) signalPending(sig syscall.Signal) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return false // exited
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		name, mask, ok := strings.Cut(line, ":")
+		if !ok || (name != "SigPnd" && name != "ShdPnd") {
+			continue
+		}
+		if bits, err := strconv.ParseUint(strings.TrimSpace(mask), 16, 64); err == nil && bits&(1<<(sig-1)) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// waitingForFIFOWriter reports whether a thread of the process sleeps in
+// the kernel's open of a named pipe, waiting for a writer
+// (/proc/PID/task/TID/wchan).
+func (p *process) waitingForFIFOWriter() bool {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", p.cmd.Process.Pid))
+	for _, wchan := range tasks {
+		if b, err := os.ReadFile(wchan); err == nil && string(b) == "wait_for_partner" {
+			return true
+		}
+	}
+	return false
 }

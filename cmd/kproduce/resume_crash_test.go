@@ -150,7 +150,7 @@ func TestResumeAfterSIGINT(t *testing.T) {
 		return nil, nil, false
 	})
 	proc := startProcess(t, nil, resumeArgs(c, file)...)
-	waitFor(t, time.Minute, "the fourth commit", func() bool { return ended.Load() >= 4 })
+	kafkatest.WaitFor(t, time.Minute, "the fourth commit", func() bool { return ended.Load() >= 4 })
 	proc.signal(t, syscall.SIGINT)
 	code, _ := proc.wait(t, time.Minute)
 	assert.Equal(t, cmdutil.ExitInterrupted, code, proc.stderr.String())
@@ -434,7 +434,7 @@ func TestResumeAfterCommitOutcomeUnknown(t *testing.T) {
 			holding.Store(false)
 			release()
 			// The held requests are handled before the next run's.
-			waitFor(t, 10*time.Second, "the held commits handled", func() bool { return woken.Load() == held.Load() })
+			kafkatest.WaitFor(t, 10*time.Second, "the held commits handled", func() bool { return woken.Load() == held.Load() })
 
 			code, stderr = runLoad(t, nil, resumeArgs(c, file)...)
 			require.Equal(t, cmdutil.ExitOK, code, stderr)

@@ -32,7 +32,7 @@ func TestSignalsHangupMidStream(t *testing.T) {
 	}, "-b", kafkatest.Brokers(c), "-t", "t", "--linger", "0s", "-o", "json", "--close-timeout", "1s")
 	feed := startFeeder(stdin)
 	defer feed.halt()
-	waitFor(t, streamWait, "a held produce request and records behind it", func() bool {
+	kafkatest.WaitFor(t, streamWait, "a held produce request and records behind it", func() bool {
 		return produces.Load() > 3 && feed.written.Load() > 50
 	})
 	proc.signal(t, syscall.SIGHUP)
@@ -61,7 +61,7 @@ func TestSignalsHangupAbortsTransaction(t *testing.T) {
 	defer stdin.Close()
 	_, err := io.WriteString(stdin, kafkatest.NumberedLines("r", 5))
 	require.NoError(t, err)
-	waitFor(t, streamWait, "the records at the broker, uncommitted", func() bool { return kafkatest.RecordCount(c, "t") >= 5 })
+	kafkatest.WaitFor(t, streamWait, "the records at the broker, uncommitted", func() bool { return kafkatest.RecordCount(c, "t") >= 5 })
 	proc.signal(t, syscall.SIGHUP)
 	code, _ := proc.wait(t, time.Minute)
 	stderr := proc.stderr.String()
@@ -81,7 +81,7 @@ func TestSignalsHangupCheck(t *testing.T) {
 			c := e2eCluster(t)
 			produces := heldProduces(t, c, 0)
 			proc := startProcess(t, nil, "check", "-b", kafkatest.Brokers(c), "-t", "t", "--timeout", "1m")
-			waitFor(t, streamWait, "held canaries", func() bool { return produces.Load() > 0 })
+			kafkatest.WaitFor(t, streamWait, "held canaries", func() bool { return produces.Load() > 0 })
 			proc.signal(t, sig)
 			code, _ := proc.wait(t, 30*time.Second)
 			assert.Equal(t, cmdutil.ExitInterrupted, code, "stdout:\n%s\nstderr:\n%s", proc.stdout.String(), proc.stderr.String())

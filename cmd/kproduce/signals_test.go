@@ -85,18 +85,6 @@ func (f *feeder) halt() {
 	<-f.done
 }
 
-// waitFor polls cond until it holds, failing the test after within.
-func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // TestSignalsInterruptMidStream sends SIGINT, then SIGTERM in another run,
 // to the real binary while records flow in through an open pipe and the
 // brokers hold the produce requests after the first few: the flush after
@@ -127,7 +115,7 @@ func TestSignalsInterruptMidStream(t *testing.T) {
 			}, append([]string{"-b", kafkatest.Brokers(c), "-t", "t", "--linger", "0s", "-o", "json"}, tc.args...)...)
 			feed := startFeeder(stdin)
 			defer feed.halt()
-			waitFor(t, streamWait, "a held produce request and records behind it", func() bool {
+			kafkatest.WaitFor(t, streamWait, "a held produce request and records behind it", func() bool {
 				return produces.Load() > 3 && feed.written.Load() > 50
 			})
 			sent := time.Now()
@@ -203,9 +191,12 @@ func TestSignalsSecondInterruptExitsAtOnce(t *testing.T) {
 	}, "-b", kafkatest.Brokers(c), "-t", "t", "--linger", "0s", "--close-timeout", "1m")
 	feed := startFeeder(stdin)
 	defer feed.halt()
-	waitFor(t, streamWait, "held produce requests", func() bool { return produces.Load() > 0 })
+	kafkatest.WaitFor(t, streamWait, "held produce requests", func() bool { return produces.Load() > 0 })
 	proc.signal(t, syscall.SIGINT)
-	// The flush is bounded by a minute: the run must still be waiting.
+	kafkatest.WaitFor(t, streamWait, "the first signal to be delivered", func() bool { return !proc.signalPending(syscall.SIGINT) })
+	// The flush is bounded by a minute: the run must still be waiting a
+	// while after the signal. (Waiting here is what is checked: that
+	// nothing happens for 300 ms; it synchronises nothing.)
 	time.Sleep(300 * time.Millisecond)
 	require.False(t, proc.exited(), "the first signal must not end the run while the flush waits; stderr:\n%s", proc.stderr.String())
 	sent := time.Now()
@@ -223,9 +214,7 @@ func TestSignalsInterruptWhileWaitingForAFIFOWriter(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	proc := startProcess(t, nil, "-b", kafkatest.Brokers(c), "-t", "t", "--close-timeout", "1s", fifo)
-	// Nothing observable happens while kproduce waits for a writer; give
-	// it the time to get there.
-	time.Sleep(300 * time.Millisecond)
+	kafkatest.WaitFor(t, streamWait, "kproduce to wait for a writer of the fifo", proc.waitingForFIFOWriter)
 	sent := time.Now()
 	proc.signal(t, syscall.SIGINT)
 	code, _ := proc.wait(t, time.Minute)

@@ -111,17 +111,6 @@ func brokerVersions(t *testing.T, addrs []string) map[int16]int16 {
 	return out
 }
 
-// consumeAll reads n records of topic (all partitions) with franz-go.
-func consumeAll(t *testing.T, addrs []string, topic string, n int) []*kgo.Record {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	recs, err := kafkatest.Consume(ctx, n, kgo.SeedBrokers(addrs...), kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-	require.NoError(t, err)
-	return recs
-}
-
 // keyedInput is n lines "k<i%5>:v<i>".
 func keyedInput(n int) string {
 	var b strings.Builder
@@ -243,9 +232,9 @@ func runMatrixRelease(t *testing.T, rel release) map[protocol.APIKey][]int16 {
 		}
 		assert.Equal(t, []int16{want}, got, "%s at the newest version both speak", key)
 	}
-	assert.Len(t, consumeAll(t, addrs, "plain", n), n)
-	assertKeyedReadBack(t, consumeAll(t, addrs, "keyed", n), n)
-	assertKeyedReadBack(t, consumeAll(t, addrs, "txn", n), n)
+	assert.Len(t, kafkatest.ConsumeAll(t, addrs, "plain", n, kafkatest.ReadCommitted()), n)
+	assertKeyedReadBack(t, kafkatest.ConsumeAll(t, addrs, "keyed", n, kafkatest.ReadCommitted()), n)
+	assertKeyedReadBack(t, kafkatest.ConsumeAll(t, addrs, "txn", n, kafkatest.ReadCommitted()), n)
 	return used
 }
 

@@ -63,3 +63,12 @@ func RequireKeys(t testing.TB, obj map[string]any, want ...string) {
 		}
 	}
 }
+
+// AdminCluster starts the cluster of the tests of the admin side (pkg/admin,
+// pkg/fetcher, kproduce check and metadata): 3 brokers, the 6-partition
+// topic "t" and the 2-partition topic "u", no automatic topic creation,
+// and opts.
+func AdminCluster(t testing.TB, opts ...kfake.Opt) *kfake.Cluster {
+	t.Helper()
+	return NewCluster(t, append([]kfake.Opt{kfake.NumBrokers(3), kfake.SeedTopics(6, "t"), kfake.SeedTopics(2, "u")}, opts...)...)
+}

@@ -91,7 +91,7 @@ func TestE2EJSONFieldForms(t *testing.T) {
 func TestE2EJSONKcatEnvelopes(t *testing.T) {
 	t.Parallel()
 	c := e2eCluster(t)
-	data, err := os.ReadFile("../../internal/cli/input/testdata/kcat-J.jsonl")
+	data, err := os.ReadFile("../input/testdata/kcat-J.jsonl")
 	require.NoError(t, err)
 	res := produceTo(t, c, bytes.NewReader(data), "-f", "json", "-o", "json")
 	require.Equal(t, 0, res.Code, res.Stderr)

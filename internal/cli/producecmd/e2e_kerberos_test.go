@@ -12,6 +12,7 @@ import (
 
 	"github.com/jcmturner/gokrb5/v8/client"
 	"github.com/jcmturner/gokrb5/v8/config"
+	"github.com/jcmturner/gokrb5/v8/credentials"
 	"github.com/jcmturner/gokrb5/v8/keytab"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -243,17 +244,20 @@ func TestE2EKerberosErrors(t *testing.T) {
 		cc := filepath.Join(t.TempDir(), "ccache")
 		s.kdc.Kinit(t, "client", s.clientKeytab, cc, "-l", "2s")
 		t.Setenv("KRB5CCNAME", "FILE:"+cc)
-		deadline := time.Now().Add(10 * time.Second)
-		var res kafkatest.Result
-		for { // the ticket lives two seconds: wait for it to end before a run starts
-			res = runKproduce(t, strings.NewReader("x\n"), "-t", "t", "-b", s.brokers, "--sasl-mechanism", "GSSAPI")
-			// A run that began just before the end finds the ticket expired
-			// only at a broker (exit 1): the next one finds it at once.
-			if (res.Code == cmdutil.ExitUsage && strings.Contains(res.Stderr, "expired")) || time.Now().After(deadline) {
-				break
+		// The ticket lives two seconds: the run starts once it has ended
+		// (its end time as the cache holds it), and finds it expired at
+		// once.
+		ccache, err := credentials.LoadCCache(cc)
+		require.NoError(t, err)
+		var end time.Time
+		for _, cred := range ccache.Credentials {
+			if cred.EndTime.After(end) {
+				end = cred.EndTime
 			}
-			time.Sleep(200 * time.Millisecond)
 		}
+		require.False(t, end.IsZero(), "the cache holds a ticket")
+		kafkatest.WaitFor(t, 10*time.Second, "the ticket to expire", func() bool { return time.Now().After(end) })
+		res := runKproduce(t, strings.NewReader("x\n"), "-t", "t", "-b", s.brokers, "--sasl-mechanism", "GSSAPI")
 		t.Logf("expired ticket cache: exit %d after %v: %s", res.Code, res.Took, res.Stderr)
 		assert.Equal(t, cmdutil.ExitUsage, res.Code, res.Stderr)
 		assert.Contains(t, res.Stderr, "the ticket of client@"+krb5test.Realm+" in the ticket cache "+cc+" expired at")

@@ -73,11 +73,7 @@ func TestE2EInterruptBoundsTheFlush(t *testing.T) {
 	run := startKproduce(ctx, pr, "-b", kafkatest.Brokers(c), "-t", "t", "--close-timeout", "300ms",
 		"--delivery-timeout", "1m", "--linger", "0s", "--log-level", "error")
 	writeWithin(t, pw, "one\ntwo\n")
-	deadline := time.Now().Add(streamWait)
-	for produces.Load() == 0 {
-		require.True(t, time.Now().Before(deadline), "no produce request sent")
-		time.Sleep(5 * time.Millisecond)
-	}
+	kafkatest.WaitFor(t, streamWait, "a produce request", func() bool { return produces.Load() > 0 })
 	cancel()
 	require.Equal(t, cmdutil.ExitInterrupted, run.Wait(t, streamWait), run.Stderr.String())
 	assert.Empty(t, run.Stdout.String())

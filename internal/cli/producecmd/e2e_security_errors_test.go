@@ -21,7 +21,7 @@ import (
 // legacy encryption); cert.der, truststore.jks and keystore.p12 hold the
 // same certificate.
 func fixture(name string) string {
-	return filepath.Join("..", "..", "internal", "tlsconf", "testdata", name)
+	return filepath.Join("..", "..", "tlsconf", "testdata", name)
 }
 
 func TestSecurityUsageErrors(t *testing.T) {

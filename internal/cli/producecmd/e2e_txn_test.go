@@ -114,10 +114,7 @@ func TestTransactionAbortedOnInterrupt(t *testing.T) {
 	run := startKproduce(ctx, pr, "-b", kafkatest.Brokers(c), "-t", "t", "-p", "0", "--transactional-id", "load-5", "--linger", "0s")
 	_, err := io.WriteString(pw, kafkatest.NumberedLines("r", 5))
 	require.NoError(t, err)
-	deadline := time.Now().Add(20 * time.Second)
-	for kafkatest.RecordCount(c, "t") < 5 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	kafkatest.Poll(20*time.Second, func() bool { return kafkatest.RecordCount(c, "t") >= 5 })
 	require.EqualValues(t, 5, kafkatest.RecordCount(c, "t"), "the records reached the broker, uncommitted")
 	assert.Empty(t, run.Stdout.String(), "reports wait for the transaction's outcome")
 	cancel()

@@ -171,7 +171,7 @@ func slowErrors(d time.Duration, n int) func(*faultCluster) faultHooks {
 			for _, tp := range resp.Topics {
 				for _, p := range tp.Partitions {
 					if p.ErrorCode != 0 && left.Add(-1) >= 0 {
-						time.Sleep(d)
+						time.Sleep(d) // a slow answer is the scenario, not a wait
 						return false
 					}
 				}

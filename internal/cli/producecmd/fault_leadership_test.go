@@ -10,6 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
 // atProduceRequests runs action when the cluster receives its n-th Produce
@@ -64,6 +66,9 @@ func restartBroker(t *testing.T, fc *faultCluster) {
 			return
 		}
 		wg.Go(func() {
+			// The outage lasts half a second: its length is the
+			// scenario (records wait for the broker, then go to it
+			// again), not a wait for something to happen.
 			time.Sleep(500 * time.Millisecond)
 			if err := fc.restartNode(node, port); err != nil {
 				t.Errorf("restart broker %d: %v", node, err)
@@ -131,6 +136,8 @@ func stallBroker(t *testing.T, fc *faultCluster) {
 	atProduceRequests(fc, []int{30}, func(_ int, node int32) {
 		hold.silence(node)
 		wg.Go(func() {
+			// The stall lasts 1.5 s, past the request timeout: its length
+			// is the scenario, not a wait for something to happen.
 			time.Sleep(1500 * time.Millisecond)
 			hold.release()
 		})
@@ -179,13 +186,8 @@ func (h *heldRequests) release() {
 		want := h.fc.produceRequests() + int(h.heldProduce.Load())
 		h.silent.Store(-1)
 		close(h.wake)
-		deadline := time.Now().Add(10 * time.Second)
-		for h.fc.produceRequests() < want {
-			if time.Now().After(deadline) {
-				h.t.Errorf("the broker handled %d of %d held Produce requests", h.fc.produceRequests(), want)
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
+		if !kafkatest.Poll(10*time.Second, func() bool { return h.fc.produceRequests() >= want }) {
+			h.t.Errorf("the broker handled %d of %d held Produce requests", h.fc.produceRequests(), want)
 		}
 	})
 }

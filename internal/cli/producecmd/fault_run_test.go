@@ -91,7 +91,7 @@ func (r *pacedReader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	if wait := time.Until(r.next); wait > 0 {
-		time.Sleep(wait)
+		time.Sleep(wait) // pacing the input is the scenario, not a wait for something
 	}
 	r.next = time.Now().Add(r.every)
 	n := copy(p, r.data[:min(r.chunk, len(r.data))])

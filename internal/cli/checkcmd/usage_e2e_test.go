@@ -17,7 +17,7 @@ import (
 // start: a missing topic, an unreachable cluster, a usage error.
 func TestE2ECheckJSONOnFailure(t *testing.T) {
 	t.Parallel()
-	c := adminCluster(t)
+	c := kafkatest.AdminCluster(t)
 	tests := []struct {
 		args []string
 		code int
@@ -43,5 +43,21 @@ func TestE2ECheckJSONOnFailure(t *testing.T) {
 		assert.False(t, *rep.OK)
 		assert.Contains(t, rep.Error, tt.want)
 		assert.NotNil(t, rep.Partitions)
+	}
+}
+
+func TestE2ECheckUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"check"},
+		{"check", "-t", "t", "--count", "0"},
+		{"check", "-t", "t", "--partitions", "0"},
+		{"check", "-t", "t", "-o", "none"},
+		{"check", "-t", "t", "--timeout", "0s"},
+		{"check", "-t", "t", "--sasl-mechanism", "GSSAPI"},
+	} {
+		res := runKproduce(t, nil, args...)
+		assert.Equal(t, cmdutil.ExitUsage, res.Code, "%v: %s", args, res.Stderr)
+		assert.Contains(t, res.Stderr, "error: ", args)
+		assert.Contains(t, res.Stderr, "Run 'kproduce check --help' for usage.", args)
 	}
 }

@@ -18,7 +18,7 @@ import (
 // its acknowledgement latency; a canary is read after its
 // acknowledgement, so the first is never the smaller.
 func TestE2ECheckReadsBack(t *testing.T) {
-	c := adminCluster(t)
+	c := kafkatest.AdminCluster(t)
 	var fetches []int32
 	c.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
@@ -29,7 +29,7 @@ func TestE2ECheckReadsBack(t *testing.T) {
 		}
 		return nil, nil, false
 	})
-	res := runKproduce(t, nil, "check", "-b", kafkatest.Brokers(c), "-t", "t", "--count", "2", "-o", "json")
+	res := runCheck(t, "-b", kafkatest.Brokers(c), "-t", "t", "--count", "2", "-o", "json")
 	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	got := decodeCheck(t, res.Stdout)
 	require.Len(t, got.Partitions, 6)
@@ -62,9 +62,9 @@ func TestE2ECheckFailsAPartitionNotReadBack(t *testing.T) {
 		{"retried until the timeout", kerr.NotLeaderForPartition, "still failing when the deadline came: NOT_LEADER_OR_FOLLOWER"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := adminCluster(t)
+			c := kafkatest.AdminCluster(t)
 			c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Fetch}, Topic: "t", Partitions: []int32{4}, Err: tc.err, Count: -1})
-			res := runKproduce(t, nil, "check", "-b", kafkatest.Brokers(c), "-t", "t", "--timeout", "2s", "-o", "json")
+			res := runCheck(t, "-b", kafkatest.Brokers(c), "-t", "t", "--timeout", "2s", "-o", "json")
 			assert.Equal(t, cmdutil.ExitFailed, res.Code, res.Stderr)
 			got := decodeCheck(t, res.Stdout)
 			assert.False(t, got.OK)
@@ -84,7 +84,7 @@ func TestE2ECheckFailsAPartitionNotReadBack(t *testing.T) {
 				assert.Nil(t, p.ReadLatencyMs)
 			}
 
-			text := runKproduce(t, nil, "check", "-b", kafkatest.Brokers(c), "-t", "t", "--timeout", "2s")
+			text := runCheck(t, "-b", kafkatest.Brokers(c), "-t", "t", "--timeout", "2s")
 			assert.Equal(t, cmdutil.ExitFailed, text.Code)
 			assert.Regexp(t, `(?m)^  4 +\d +- +- +- +FAILED: not read back$`, text.Stdout)
 			assert.Regexp(t, `(?m)^error: t/4 \(leader \d\): not read back: `, text.Stderr)

@@ -73,8 +73,8 @@ func canaries(t *testing.T, c *kfake.Cluster, topic, runID string, n int) map[in
 var runIDPattern = regexp.MustCompile(`header kproduce-canary: (\S+)\)`)
 
 func TestE2ECheckOK(t *testing.T) {
-	c := adminCluster(t)
-	res := runKproduce(t, nil, "check", "-b", kafkatest.Brokers(c), "-t", "t", "--count", "3")
+	c := kafkatest.AdminCluster(t)
+	res := runCheck(t, "-b", kafkatest.Brokers(c), "-t", "t", "--count", "3")
 	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	assert.Empty(t, res.Stderr)
 	m := runIDPattern.FindStringSubmatch(res.Stdout)
@@ -92,8 +92,8 @@ func TestE2ECheckOK(t *testing.T) {
 }
 
 func TestE2ECheckJSON(t *testing.T) {
-	c := adminCluster(t)
-	res := runKproduce(t, nil, "check", "-b", kafkatest.Brokers(c), "-t", "u", "--count", "2", "-o", "json")
+	c := kafkatest.AdminCluster(t)
+	res := runCheck(t, "-b", kafkatest.Brokers(c), "-t", "u", "--count", "2", "-o", "json")
 	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	got := decodeCheck(t, res.Stdout)
 	assert.Equal(t, "u", got.Topic)
@@ -133,10 +133,10 @@ func TestE2ECheckJSON(t *testing.T) {
 // LEADER_NOT_AVAILABLE (kfake cannot make a partition leaderless) fails
 // the check, named with its error; the others pass.
 func TestE2ECheckFailingPartition(t *testing.T) {
-	c := adminCluster(t)
+	c := kafkatest.AdminCluster(t)
 	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "t", Partitions: []int32{2},
 		Err: kerr.LeaderNotAvailable, Count: -1})
-	res := runKproduce(t, nil, "check", "-b", kafkatest.Brokers(c), "-t", "t", "--timeout", "1s", "-o", "json")
+	res := runCheck(t, "-b", kafkatest.Brokers(c), "-t", "t", "--timeout", "1s", "-o", "json")
 	assert.Equal(t, cmdutil.ExitFailed, res.Code)
 	got := decodeCheck(t, res.Stdout)
 	assert.False(t, got.OK)
@@ -156,7 +156,7 @@ func TestE2ECheckFailingPartition(t *testing.T) {
 	by := canaries(t, c, "t", got.RunID, 5)
 	assert.NotContains(t, by, int32(2))
 
-	text := runKproduce(t, nil, "check", "-b", kafkatest.Brokers(c), "-t", "t", "--timeout", "1s")
+	text := runCheck(t, "-b", kafkatest.Brokers(c), "-t", "t", "--timeout", "1s")
 	assert.Equal(t, cmdutil.ExitFailed, text.Code)
 	assert.Regexp(t, `(?m)^  2 +\d +- +- +- +FAILED: LEADER_NOT_AVAILABLE$`, text.Stdout)
 	assert.Contains(t, text.Stdout, "partitions: 5 ok, 1 failed")
@@ -169,11 +169,11 @@ func TestE2ECheckFailingPartition(t *testing.T) {
 // metadata) fails the partitions it leads as not reachable.
 func TestE2ECheckLeaderNotReachable(t *testing.T) {
 	var listeners kafkatest.Listeners
-	c := adminCluster(t, kfake.ListenFn(listeners.Listen))
+	c := kafkatest.AdminCluster(t, kfake.ListenFn(listeners.Listen))
 	down := c.LeaderFor("t", 0)
 	require.NoError(t, listeners.Down(down))
 
-	res := runKproduce(t, nil, "check", "-b", kafkatest.Brokers(c), "-t", "t", "--timeout", "1500ms", "-o", "json")
+	res := runCheck(t, "-b", kafkatest.Brokers(c), "-t", "t", "--timeout", "1500ms", "-o", "json")
 	assert.Equal(t, cmdutil.ExitFailed, res.Code, res.Stderr)
 	got := decodeCheck(t, res.Stdout)
 	require.Len(t, got.Partitions, 6)
@@ -195,14 +195,14 @@ func TestE2ECheckLeaderNotReachable(t *testing.T) {
 }
 
 func TestE2ECheckCreate(t *testing.T) {
-	c := adminCluster(t)
-	res := runKproduce(t, nil, "check", "-b", kafkatest.Brokers(c), "-t", "fresh")
+	c := kafkatest.AdminCluster(t)
+	res := runCheck(t, "-b", kafkatest.Brokers(c), "-t", "fresh")
 	assert.Equal(t, cmdutil.ExitFailed, res.Code)
 	assert.Contains(t, res.Stderr, "topic fresh does not exist")
 	assert.Contains(t, res.Stderr, "--create")
 	assert.NotZero(t, kafkatest.Metadata(t, c.ListenAddrs(), "fresh").Topics[0].ErrorCode, "not created")
 
-	res = runKproduce(t, nil, "check", "-b", kafkatest.Brokers(c), "-t", "fresh", "--create", "--partitions", "4", "--replication-factor", "1")
+	res = runCheck(t, "-b", kafkatest.Brokers(c), "-t", "fresh", "--create", "--partitions", "4", "--replication-factor", "1")
 	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	assert.Contains(t, res.Stdout, "topic fresh (created): 4 partitions, 1 canary each")
 	md := kafkatest.Metadata(t, c.ListenAddrs(), "fresh")
@@ -213,7 +213,7 @@ func TestE2ECheckCreate(t *testing.T) {
 	assert.Len(t, canaries(t, c, "fresh", m[1], 4), 4)
 
 	// It exists now: --create is a no-op.
-	res = runKproduce(t, nil, "check", "-b", kafkatest.Brokers(c), "-t", "fresh", "--create", "--partitions", "2")
+	res = runCheck(t, "-b", kafkatest.Brokers(c), "-t", "fresh", "--create", "--partitions", "2")
 	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	assert.Contains(t, res.Stdout, "topic fresh: 4 partitions")
 }
@@ -221,7 +221,7 @@ func TestE2ECheckCreate(t *testing.T) {
 func TestE2ECheckUnreachable(t *testing.T) {
 	addr := networktest.ClosedAddr(t)
 	start := time.Now()
-	res := runKproduce(t, nil, "check", "-b", addr, "-t", "t", "--timeout", "500ms")
+	res := runCheck(t, "-b", addr, "-t", "t", "--timeout", "500ms")
 	took := time.Since(start)
 	assert.Equal(t, cmdutil.ExitFailed, res.Code)
 	assert.Contains(t, res.Stderr, "unreachable")
@@ -229,30 +229,14 @@ func TestE2ECheckUnreachable(t *testing.T) {
 	assert.Less(t, took, 10*time.Second, "bounded by --timeout")
 }
 
-func TestE2ECheckUsage(t *testing.T) {
-	for _, args := range [][]string{
-		{"check"},
-		{"check", "-t", "t", "--count", "0"},
-		{"check", "-t", "t", "--partitions", "0"},
-		{"check", "-t", "t", "-o", "none"},
-		{"check", "-t", "t", "--timeout", "0s"},
-		{"check", "-t", "t", "--sasl-mechanism", "GSSAPI"},
-	} {
-		res := runKproduce(t, nil, args...)
-		assert.Equal(t, cmdutil.ExitUsage, res.Code, "%v: %s", args, res.Stderr)
-		assert.Contains(t, res.Stderr, "error: ", args)
-		assert.Contains(t, res.Stderr, "Run 'kproduce check --help' for usage.", args)
-	}
-}
-
 // TestE2ECheckSecurity runs check over TLS with SCRAM (metadatacmd's
 // TestE2EMetadataSecurity runs metadata so).
 func TestE2ECheckSecurity(t *testing.T) {
 	certs := networktest.NewCertFiles(t)
-	c := adminCluster(t, kfake.TLS(certs.ServerTLS(false)), kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", saslUser, saslPass))
+	c := kafkatest.AdminCluster(t, kfake.TLS(certs.ServerTLS(false)), kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", saslUser, saslPass))
 	t.Setenv("KPRODUCE_SASL_PASSWORD", saslPass)
 	sec := []string{"-b", kafkatest.Brokers(c), "--tls-ca", certs.CA, "--sasl-mechanism", "SCRAM-SHA-256", "--sasl-username", saslUser}
-	res := runKproduce(t, nil, append([]string{"check", "-t", "t", "--count", "2"}, sec...)...)
+	res := runCheck(t, append([]string{"-t", "t", "--count", "2"}, sec...)...)
 	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	m := runIDPattern.FindStringSubmatch(res.Stdout)
 	require.NotNil(t, m)
@@ -263,7 +247,7 @@ func TestE2ECheckSecurity(t *testing.T) {
 	// authentication failure.
 	t.Setenv("KPRODUCE_SASL_PASSWORD", "wrong")
 	start := time.Now()
-	res = runKproduce(t, nil, append([]string{"check", "-t", "t", "--timeout", "30s"}, sec...)...)
+	res = runCheck(t, append([]string{"-t", "t", "--timeout", "30s"}, sec...)...)
 	assert.Equal(t, cmdutil.ExitFailed, res.Code)
 	assert.Contains(t, res.Stderr, "authentication failed")
 	assert.Less(t, time.Since(start), 15*time.Second)
@@ -273,7 +257,7 @@ func TestE2ECheckSecurity(t *testing.T) {
 // (the controller moved) is asked again of the controller the metadata
 // names then.
 func TestE2ECheckCreateNotController(t *testing.T) {
-	c := adminCluster(t)
+	c := kafkatest.AdminCluster(t)
 	var refused atomic.Int32
 	c.ControlKey(int16(kmsg.CreateTopics), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		refused.Add(1)
@@ -285,8 +269,18 @@ func TestE2ECheckCreateNotController(t *testing.T) {
 		}
 		return resp, nil, true
 	})
-	res := runKproduce(t, nil, "check", "-b", kafkatest.Brokers(c), "-t", "moved", "--create", "--partitions", "2")
+	res := runCheck(t, "-b", kafkatest.Brokers(c), "-t", "moved", "--create", "--partitions", "2")
 	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	assert.EqualValues(t, 1, refused.Load(), "refused once, then handled by kfake")
 	assert.Contains(t, res.Stdout, "topic moved (created): 2 partitions")
+}
+
+// TestCheckTimeoutAnnounced: with --timeout D against an address where
+// nothing listens, the check announces that it retries for up to D, not
+// the 10s bootstrap default.
+func TestCheckTimeoutAnnounced(t *testing.T) {
+	r := runCheck(t, "-b", networktest.ClosedAddr(t), "-t", "t", "--timeout", "1500ms")
+	assert.Equal(t, cmdutil.ExitFailed, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "retrying for up to 1.5s")
+	assert.NotContains(t, r.Stderr, "10s")
 }

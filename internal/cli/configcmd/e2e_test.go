@@ -14,15 +14,16 @@ import (
 
 	"github.com/kproduce/kproduce/internal/cli"
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/cli/configcmd"
 	"github.com/kproduce/kproduce/internal/kafkatest"
 	"github.com/kproduce/kproduce/internal/kafkatest/javastores"
 	"github.com/kproduce/kproduce/pkg/network/networktest"
 )
 
-// The _e2e_test files run kproduce config as a user does, through
-// internal/cli's Execute, which prints the errors the command returns and
-// gives the exit status. The package's own tests (config_test.go) build
-// the command alone.
+// These tests run kproduce config as a user does, through internal/cli's
+// Execute, which prints the errors the command returns and gives the exit
+// status: what the user is shown, secrets redacted. configSettings and
+// command_test.go build the command alone.
 
 // runKproduce runs kproduce in-process with stdin and args, as main does.
 func runKproduce(t testing.TB, stdin io.Reader, args ...string) kafkatest.Result {
@@ -82,12 +83,18 @@ func regexpQuote(s string) string {
 // configSetting is one row of kproduce config --json.
 type configSetting struct{ Name, Value, Origin string }
 
-// configSettings runs kproduce config --json with args and returns its
-// settings by name.
+// configSettings runs kproduce config --json, built alone, with args and
+// returns its settings by name.
 func configSettings(t *testing.T, args ...string) map[string]configSetting {
 	t.Helper()
-	res := runKproduce(t, nil, append([]string{"config", "--json"}, args...)...)
-	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
+	var err error
+	res := kafkatest.Run(t, context.Background(), func(ctx context.Context, args []string, s cmdutil.Streams) int {
+		cmd := configcmd.NewCommand(s, nil)
+		cmd.SetArgs(args)
+		err = cmd.ExecuteContext(ctx)
+		return cmdutil.ExitCode(err)
+	}, nil, append([]string{"--json"}, args...)...)
+	require.NoError(t, err, res.Stderr)
 	var d struct{ Settings []configSetting }
 	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &d))
 	m := map[string]configSetting{}
