@@ -86,9 +86,7 @@ func (l *versionLog) of(key protocol.APIKey) []int16 {
 // matrix uses, recording the request versions.
 func matrixCluster(t *testing.T, rel *kversion.Versions) (*kfake.Cluster, *versionLog) {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(3, "plain", "keyed", "txn", "check"), kfake.MaxVersions(rel))
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
+	c := kafkatest.NewCluster(t, kfake.NumBrokers(3), kfake.SeedTopics(3, "plain", "keyed", "txn", "check"), kfake.MaxVersions(rel))
 	log := &versionLog{}
 	log.observe(c)
 	return c, log

@@ -261,9 +261,7 @@ func TestReadSideVersions(t *testing.T) {
 			if tt.versions != nil {
 				opts = append(opts, kfake.MaxVersions(tt.versions))
 			}
-			cluster, err := kfake.NewCluster(opts...)
-			require.NoError(t, err)
-			t.Cleanup(cluster.Close)
+			cluster := kafkatest.NewCluster(t, opts...)
 			used := map[int16]int16{}
 			var mu sync.Mutex
 			for _, key := range []protocol.APIKey{protocol.KeyFetch, protocol.KeyListOffsets} {

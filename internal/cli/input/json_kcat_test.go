@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
 // TestJSONReadsKcatOutput stores records in kfake with kgo, dumps the topic
@@ -24,9 +26,7 @@ func TestJSONReadsKcatOutput(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "src"))
-	require.NoError(t, err)
-	t.Cleanup(cluster.Close)
+	cluster := kafkatest.NewCluster(t, kfake.NumBrokers(1), kfake.SeedTopics(3, "src"))
 	addr := cluster.ListenAddrs()[0]
 
 	sent := produceFixtures(ctx, t, addr)

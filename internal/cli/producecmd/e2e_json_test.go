@@ -8,12 +8,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
@@ -229,4 +231,24 @@ func TestE2EJSONMalformedLinesFailAlone(t *testing.T) {
 	recs := kafkatest.ByValue(t, kafkatest.ConsumeExactly(t, c, "t", 2))
 	assert.Contains(t, recs, "one")
 	assert.Contains(t, recs, "four")
+}
+
+// TestE2EJSONTimestampZero: a record's "timestamp": 0 is stored as the
+// timestamp 0 (1970-01-01), not replaced by the time it was read; null or
+// no timestamp is the time it was read.
+func TestE2EJSONTimestampZero(t *testing.T) {
+	t.Parallel()
+	c := e2eCluster(t)
+	before := time.Now().Add(-time.Second)
+	in := `{"value":"zero","timestamp":0}` + "\n" + `{"value":"null","timestamp":null}` + "\n" + `{"value":"none"}` + "\n"
+	res := produceTo(t, c, strings.NewReader(in), "-t", "t", "-p", "0", "-f", "json", "-o", "json")
+	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
+	reps := kafkatest.ParseJSONReports(t, res.Stdout)
+	require.Len(t, reps, 3)
+	assert.Zero(t, reps[0].Timestamp, "the report shows the record's timestamp")
+	recs := kafkatest.ByValue(t, kafkatest.ConsumeExactly(t, c, "t", 3))
+	assert.Zero(t, recs["zero"].Timestamp.UnixMilli())
+	for _, v := range []string{"null", "none"} {
+		assert.False(t, recs[v].Timestamp.Before(before), "%s: the time it was read, not %v", v, recs[v].Timestamp)
+	}
 }

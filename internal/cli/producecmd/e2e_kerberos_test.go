@@ -54,12 +54,8 @@ func newKerberosSetup(t *testing.T, tlsCfg *tls.Config, kdcOpts ...krb5test.Opti
 	if tlsCfg != nil {
 		listen = tlsInFront(t, s.front, tlsCfg)
 	}
-	c, err := kfake.NewCluster(kfake.ListenFn(listen), kfake.NumBrokers(3), kfake.SeedTopics(6, "t"))
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		c.Close()
-		s.front.Close()
-	})
+	t.Cleanup(s.front.Close) // after the cluster: cleanups run last in, first out
+	c := kafkatest.NewCluster(t, kfake.ListenFn(listen), kfake.NumBrokers(3), kfake.SeedTopics(6, "t"))
 	s.cluster, s.brokers = c, kafkatest.Brokers(c)
 	t.Setenv("KRB5_CONFIG", k.Conf)
 	t.Setenv("KRB5CCNAME", "FILE:"+filepath.Join(t.TempDir(), "no-ccache"))

@@ -95,9 +95,7 @@ func TestE2EIdempotentSplitKeepsPartitionOrder(t *testing.T) {
 // once the delivery timeout passes.
 func TestE2EMissingTopicFailsEachRecord(t *testing.T) {
 	t.Parallel()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
+	c := kafkatest.NewCluster(t, kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
 	res := produceTo(t, c, strings.NewReader("a\nb\n"), "-t", "nope", "--delivery-timeout", "1s", "--log-level", "error")
 	require.Equal(t, 1, res.Code, res.Stderr)
 	errs := kafkatest.Lines(res.Stderr)

@@ -18,9 +18,7 @@ import (
 // no auto-creation: "two" (2 partitions), "five" (5) and "t" (6).
 func topicsCluster(t *testing.T) *kfake.Cluster {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(2, "two"), kfake.SeedTopics(5, "five"), kfake.SeedTopics(6, "t"))
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
+	c := kafkatest.NewCluster(t, kfake.NumBrokers(3), kfake.SeedTopics(2, "two"), kfake.SeedTopics(5, "five"), kfake.SeedTopics(6, "t"))
 	return c
 }
 

@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
 // The fault-injection suite (the fault_*_test.go files) runs the whole
@@ -84,9 +85,7 @@ func newFaultCluster(t testing.TB, hooks func(*faultCluster) faultHooks, opts ..
 		kfake.SeedTopics(faultPartitions, fc.topic),
 		kfake.ListenFn(fc.listen),
 	}
-	c, err := kfake.NewCluster(append(base, opts...)...)
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
+	c := kafkatest.NewCluster(t, append(base, opts...)...)
 	fc.Cluster = c
 	fc.produced = c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Count: -1, Observe: true})
 	fc.initPIDs = c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.InitProducerID}, Count: -1, Observe: true})
