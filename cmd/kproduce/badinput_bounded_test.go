@@ -58,7 +58,7 @@ func TestBoundedRecordLimitAboveWhatCanBeSent(t *testing.T) {
 func TestBoundedTwoGiBRecord(t *testing.T) {
 	t.Parallel()
 	big := sparseFile(t, 2<<30)
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	for _, format := range []string{"lines", "json"} {
 		t.Run(format, func(t *testing.T) {
 			proc := startProcess(t, nil, "-b", kafkatest.Brokers(c), "-t", "t", "-f", format, "--max-record-bytes", "256MiB",
@@ -88,7 +88,7 @@ func TestBoundedDevZero(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
 	}
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	for _, format := range []string{"lines", "json", `%v\n`} {
 		t.Run(format, func(t *testing.T) {
 			proc := startProcess(t, nil, "-b", kafkatest.Brokers(c), "-t", "t", "-f", format, "--close-timeout", "1s", "/dev/zero")

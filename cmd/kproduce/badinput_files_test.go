@@ -37,7 +37,7 @@ func sharedTempDir(t *testing.T) string {
 // read anything of mode 000.
 func TestBadInputUnreadableFile(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	dir := sharedTempDir(t)
 	first := writeShared(t, dir, "first.txt", "a\nb\n", 0o644)
 	last := writeShared(t, dir, "last.txt", "z\n", 0o644)

@@ -77,7 +77,7 @@ func TestBadInputHugeRecord(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.format, func(t *testing.T) {
-			c := e2eCluster(t)
+			c := kafkatest.ProducerCluster(t)
 			gen := newHugeRecord(tc.head, tc.tail, tc.filler, hugeLine)
 			proc := startProcess(t, func(cmd *exec.Cmd) { cmd.Stdin = gen },
 				"-b", kafkatest.Brokers(c), "-t", "t", "-f", tc.format, "--log-level", "error")

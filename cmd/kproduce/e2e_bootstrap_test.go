@@ -82,18 +82,18 @@ func TestE2EBootstrapFailures(t *testing.T) {
 			want: `kafak.invalid:9092: .*\((no such host|cannot resolve) "kafak.invalid": check the name`},
 		{name: "plaintext to a TLS listener", final: true, want: `is the listener TLS\? try --tls`,
 			addr: func(t *testing.T) string {
-				return e2eCluster(t, kfake.TLS(certs.ServerTLS(false))).ListenAddrs()[0]
+				return kafkatest.ProducerCluster(t, kfake.TLS(certs.ServerTLS(false))).ListenAddrs()[0]
 			}},
 		{name: "TLS to a plaintext listener", final: true, want: `try without --tls`, args: []string{"--tls-ca", certs.CA},
-			addr: func(t *testing.T) string { return e2eCluster(t).ListenAddrs()[0] }},
+			addr: func(t *testing.T) string { return kafkatest.ProducerCluster(t).ListenAddrs()[0] }},
 		{name: "SASL required", final: true, want: `answered ApiVersions, then closed the connection .*does the listener require SASL\?`,
 			addr: func(t *testing.T) string {
-				return e2eCluster(t, kfake.EnableSASL(), kfake.Superuser("PLAIN", "u", "p")).ListenAddrs()[0]
+				return kafkatest.ProducerCluster(t, kfake.EnableSASL(), kfake.Superuser("PLAIN", "u", "p")).ListenAddrs()[0]
 			}},
 		{name: "not Kafka", final: true, want: `HTTP server`, addr: func(*testing.T) string { return httpPeer.addr() }},
 		{name: "Metadata below v4", final: true, want: `Metadata: the broker supports v0-v2, kproduce speaks v4-v12 .*upgrade the broker`,
 			addr: func(t *testing.T) string {
-				return e2eCluster(t, kfake.MaxVersions(kversion.V0_10_2())).ListenAddrs()[0]
+				return kafkatest.ProducerCluster(t, kfake.MaxVersions(kversion.V0_10_2())).ListenAddrs()[0]
 			}},
 	}
 	const timeout = 3 * time.Second

@@ -29,7 +29,7 @@ import (
 // created by the first run.
 func resumeCluster(t *testing.T) *kfake.Cluster {
 	t.Helper()
-	return e2eCluster(t)
+	return kafkatest.ProducerCluster(t)
 }
 
 // killedExit is the exit code of a SIGKILLed process.

@@ -22,7 +22,7 @@ import (
 // reported exactly once, delivered (and stored) or failed as interrupted.
 func TestSignalsHangupMidStream(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	produces := heldProduces(t, c, 3)
 	var stdin io.WriteCloser
 	proc := startProcess(t, func(cmd *exec.Cmd) {
@@ -51,7 +51,7 @@ func TestSignalsHangupMidStream(t *testing.T) {
 // 130.
 func TestSignalsHangupAbortsTransaction(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	var stdin io.WriteCloser
 	proc := startProcess(t, func(cmd *exec.Cmd) {
 		var err error
@@ -78,7 +78,7 @@ func TestSignalsHangupCheck(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
-			c := e2eCluster(t)
+			c := kafkatest.ProducerCluster(t)
 			produces := heldProduces(t, c, 0)
 			proc := startProcess(t, nil, "check", "-b", kafkatest.Brokers(c), "-t", "t", "--timeout", "1m")
 			kafkatest.WaitFor(t, streamWait, "held canaries", func() bool { return produces.Load() > 0 })

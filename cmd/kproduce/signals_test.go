@@ -105,7 +105,7 @@ func TestSignalsInterruptMidStream(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.sig.String(), func(t *testing.T) {
 			t.Parallel()
-			c := e2eCluster(t)
+			c := kafkatest.ProducerCluster(t)
 			produces := heldProduces(t, c, 3)
 			var stdin io.WriteCloser
 			proc := startProcess(t, func(cmd *exec.Cmd) {
@@ -181,7 +181,7 @@ func countFailedJSON(t *testing.T, proc *process) int {
 // produce requests the brokers hold (with a long --close-timeout).
 func TestSignalsSecondInterruptExitsAtOnce(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	produces := heldProduces(t, c, 0)
 	var stdin io.WriteCloser
 	proc := startProcess(t, func(cmd *exec.Cmd) {
@@ -210,7 +210,7 @@ func TestSignalsSecondInterruptExitsAtOnce(t *testing.T) {
 // run whose input is a named pipe no writer has opened yet.
 func TestSignalsInterruptWhileWaitingForAFIFOWriter(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	proc := startProcess(t, nil, "-b", kafkatest.Brokers(c), "-t", "t", "--close-timeout", "1s", fifo)
@@ -233,7 +233,7 @@ func TestSignalsClosedStdout(t *testing.T) {
 	for _, output := range []string{"text", "json"} {
 		t.Run(output, func(t *testing.T) {
 			t.Parallel()
-			c := e2eCluster(t)
+			c := kafkatest.ProducerCluster(t)
 			var stdin io.WriteCloser
 			var stdout io.ReadCloser
 			proc := startProcess(t, func(cmd *exec.Cmd) {
@@ -269,7 +269,7 @@ func TestSignalsClosedStdout(t *testing.T) {
 // reports cannot be written, stop reading the endless input and exit 1.
 func TestSignalsClosedStdoutAndStderr(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	var stdin io.WriteCloser
 	var out io.ReadCloser
 	proc := startProcess(t, func(cmd *exec.Cmd) {

@@ -29,10 +29,3 @@ func produceTo(t testing.TB, c *kfake.Cluster, stdin io.Reader, args ...string) 
 	t.Helper()
 	return runKproduce(t, stdin, append([]string{"-b", kafkatest.Brokers(c)}, args...)...)
 }
-
-// e2eCluster starts a cluster of 3 brokers with a 6-partition topic "t";
-// other topics are created on first use.
-func e2eCluster(t testing.TB) *kfake.Cluster {
-	t.Helper()
-	return kafkatest.NewCluster(t, kfake.NumBrokers(3), kfake.SeedTopics(6, "t"), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(6))
-}

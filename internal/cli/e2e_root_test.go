@@ -19,7 +19,7 @@ import (
 // misspelt environment variable and a misspelt subcommand each say what
 // was meant; nothing is produced on a usage error.
 func TestE2ETypoSuggestions(t *testing.T) {
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	tests := []struct {
 		args []string
 		want string

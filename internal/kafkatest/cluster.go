@@ -72,3 +72,12 @@ func AdminCluster(t testing.TB, opts ...kfake.Opt) *kfake.Cluster {
 	t.Helper()
 	return NewCluster(t, append([]kfake.Opt{kfake.NumBrokers(3), kfake.SeedTopics(6, "t"), kfake.SeedTopics(2, "u")}, opts...)...)
 }
+
+// ProducerCluster starts the cluster of the produce command's end-to-end
+// tests: 3 brokers, the 6-partition topic "t", and other topics created on
+// first use with 6 partitions, unless opts say otherwise.
+func ProducerCluster(t testing.TB, opts ...kfake.Opt) *kfake.Cluster {
+	t.Helper()
+	base := []kfake.Opt{kfake.NumBrokers(3), kfake.SeedTopics(6, "t"), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(6)}
+	return NewCluster(t, append(base, opts...)...)
+}

@@ -1,10 +1,7 @@
 package checkcmd
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
@@ -12,29 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/kafkatest"
 	"github.com/kproduce/kproduce/pkg/admin"
 )
-
-// resolve builds the command with a runF that keeps the options, runs it
-// with args and returns the options (nil when runF was not called), the
-// error and what the command printed.
-func resolve(t *testing.T, args ...string) (*Options, error, string) {
-	t.Helper()
-	var got *Options
-	var out, errOut bytes.Buffer
-	cmd := NewCommand(cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errOut}, func(_ context.Context, o *Options) error {
-		got = o
-		return nil
-	})
-	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(context.Background())
-	return got, err, out.String() + errOut.String()
-}
 
 // TestNewCommandResolvesOptions: the flags become the Options runF gets,
 // with the documented defaults where none is given.
 func TestNewCommandResolvesOptions(t *testing.T) {
-	o, err, printed := resolve(t, "-b", "h1:9092,h2:9092", "-t", "smoke", "--count", "3", "--timeout", "30s", "-o", "json",
+	o, printed, err := kafkatest.Resolve(t, NewCommand, "-b", "h1:9092,h2:9092", "-t", "smoke", "--count", "3", "--timeout", "30s", "-o", "json",
 		"--create", "--partitions", "6", "--replication-factor", "3")
 	require.NoError(t, err)
 	require.NotNil(t, o)
@@ -47,7 +29,7 @@ func TestNewCommandResolvesOptions(t *testing.T) {
 	assert.True(t, o.Create)
 	assert.Equal(t, admin.TopicSpec{Partitions: 6, ReplicationFactor: 3}, o.Spec)
 
-	o, err, _ = resolve(t, "-t", "smoke")
+	o, _, err = kafkatest.Resolve(t, NewCommand, "-t", "smoke")
 	require.NoError(t, err)
 	assert.Equal(t, "text", o.Output)
 	assert.Equal(t, cmdutil.DefaultSubcommandTimeout, o.Timeout)
@@ -72,7 +54,7 @@ func TestNewCommandRefusesBadOptions(t *testing.T) {
 		{[]string{"-t", "t", "--timeout", "0s"}, "--timeout"},
 		{[]string{"-t", "t", "extra"}, `unexpected argument "extra"`},
 	} {
-		o, err, printed := resolve(t, tc.args...)
+		o, printed, err := kafkatest.Resolve(t, NewCommand, tc.args...)
 		assert.Nil(t, o, "%v: runF is not called", tc.args)
 		require.Error(t, err, "%v", tc.args)
 		assert.True(t, cmdutil.IsUsageError(err), "%v: %v is a usage error", tc.args, err)
@@ -86,7 +68,7 @@ func TestNewCommandRefusesBadOptions(t *testing.T) {
 // TestNewCommandJSONReportOnBadOptions: with -o json a check that cannot
 // start still prints its one JSON object, ok false with the error.
 func TestNewCommandJSONReportOnBadOptions(t *testing.T) {
-	o, err, printed := resolve(t, "-o", "json", "--count", "0", "-t", "t")
+	o, printed, err := kafkatest.Resolve(t, NewCommand, "-o", "json", "--count", "0", "-t", "t")
 	assert.Nil(t, o)
 	require.Error(t, err)
 	assert.True(t, cmdutil.IsUsageError(err))

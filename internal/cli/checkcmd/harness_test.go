@@ -6,7 +6,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kproduce/kproduce/internal/cli"
@@ -21,30 +21,10 @@ import (
 // franz-go. What the command tree adds (the usage hint, flag errors) is
 // tested through internal/cli's Execute (usage_e2e_test.go).
 
-// checkRun is what one run of the check command printed and returned.
-type checkRun struct {
-	kafkatest.Result // Code: cmdutil.ExitCode(Err)
-	// Err is what the command returned: nil, or the error that gives the
-	// exit status.
-	Err error
-}
-
-// runCheck runs kproduce check, built alone, with args. A check that
-// failed has printed its report and its errors itself: the error it
-// returns only gives the exit status (cmdutil.IsReported).
-func runCheck(t *testing.T, args ...string) checkRun {
+// runCheck runs kproduce check, built alone, with args.
+func runCheck(t *testing.T, args ...string) kafkatest.CommandResult {
 	t.Helper()
-	var err error
-	res := kafkatest.Run(t, context.Background(), func(ctx context.Context, args []string, s cmdutil.Streams) int {
-		cmd := checkcmd.NewCommand(s, nil)
-		cmd.SetArgs(args)
-		err = cmd.ExecuteContext(ctx)
-		return cmdutil.ExitCode(err)
-	}, nil, args...)
-	if res.Code == cmdutil.ExitFailed {
-		assert.True(t, cmdutil.IsReported(err), "a failed check reports itself: %v", err)
-	}
-	return checkRun{Result: res, Err: err}
+	return kafkatest.RunReportingCommand(t, func(s cmdutil.Streams) *cobra.Command { return checkcmd.NewCommand(s, nil) }, args...)
 }
 
 // runKproduce runs kproduce in-process with stdin and args, as main does.

@@ -2,33 +2,30 @@ package configcmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/internal/cli/config"
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
-// describe builds the command with a runF that keeps the options, runs it
-// with args and returns the options (nil when runF was not called), the
-// error and what the command printed.
-func describe(t *testing.T, args ...string) (*Options, error, string) {
+// describe runs the command, built alone, with args; it returns the
+// options runF got (nil when it was not called), what the command printed
+// and its error.
+func describe(t *testing.T, args ...string) (*Options, string, error) {
 	t.Helper()
-	var got *Options
-	var out, errOut bytes.Buffer
-	cmd := NewCommand(cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errOut}, func(o *Options) error {
-		got = o
-		return nil
-	})
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	return got, err, out.String() + errOut.String()
+	return kafkatest.Resolve(t, func(s cmdutil.Streams, keep func(context.Context, *Options) error) *cobra.Command {
+		return NewCommand(s, func(o *Options) error { return keep(context.Background(), o) })
+	}, args...)
 }
 
 // settings indexes a description's settings by name.
@@ -49,7 +46,7 @@ func TestNewCommandOrigins(t *testing.T) { // not parallel: it sets the environm
 	file := filepath.Join(dir, "kproduce.yaml")
 	require.NoError(t, os.WriteFile(file, []byte("client-id: from-file\nprofiles:\n  p:\n    sasl-password: hunter2\n    brokers: [p:9092]\n"), 0o600))
 	t.Setenv("KPRODUCE_LINGER", "7ms")
-	o, err, printed := describe(t, "--config", file, "--profile", "p", "--compression", "zstd", "-X", "acks=1", "--json")
+	o, printed, err := describe(t, "--config", file, "--profile", "p", "--compression", "zstd", "-X", "acks=1", "--json")
 	require.NoError(t, err)
 	require.NotNil(t, o)
 	assert.Empty(t, printed, "runF prints, not the command")
@@ -112,7 +109,7 @@ func TestNewCommandRefusesBadSettings(t *testing.T) {
 		{[]string{"extra"}, `unexpected argument "extra": kproduce config takes none`},
 		{[]string{"--config", "/nonexistent/kproduce.yaml"}, "/nonexistent/kproduce.yaml"},
 	} {
-		o, err, printed := describe(t, tc.args...)
+		o, printed, err := describe(t, tc.args...)
 		assert.Nil(t, o, "%v", tc.args)
 		require.Error(t, err, "%v", tc.args)
 		assert.True(t, cmdutil.IsUsageError(err), "%v: %v is a usage error", tc.args, err)

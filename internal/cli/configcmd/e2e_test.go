@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -87,14 +88,10 @@ type configSetting struct{ Name, Value, Origin string }
 // returns its settings by name.
 func configSettings(t *testing.T, args ...string) map[string]configSetting {
 	t.Helper()
-	var err error
-	res := kafkatest.Run(t, context.Background(), func(ctx context.Context, args []string, s cmdutil.Streams) int {
-		cmd := configcmd.NewCommand(s, nil)
-		cmd.SetArgs(args)
-		err = cmd.ExecuteContext(ctx)
-		return cmdutil.ExitCode(err)
-	}, nil, append([]string{"--json"}, args...)...)
-	require.NoError(t, err, res.Stderr)
+	r := kafkatest.RunCommand(t, func(s cmdutil.Streams) *cobra.Command { return configcmd.NewCommand(s, nil) },
+		append([]string{"--json"}, args...)...)
+	require.NoError(t, r.Err, r.Stderr)
+	res := r.Result
 	var d struct{ Settings []configSetting }
 	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &d))
 	m := map[string]configSetting{}

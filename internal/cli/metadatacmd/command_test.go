@@ -1,9 +1,6 @@
 package metadatacmd
 
 import (
-	"bytes"
-	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -11,28 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
-
-// resolve builds the command with a runF that keeps the options, runs it
-// with args and returns the options (nil when runF was not called), the
-// error and what the command printed.
-func resolve(t *testing.T, args ...string) (*Options, error, string) {
-	t.Helper()
-	var got *Options
-	var out, errOut bytes.Buffer
-	cmd := NewCommand(cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errOut}, func(_ context.Context, o *Options) error {
-		got = o
-		return nil
-	})
-	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(context.Background())
-	return got, err, out.String() + errOut.String()
-}
 
 // TestNewCommandResolvesOptions: the flags (and other tools' names for
 // them) become the Options runF gets, with the documented defaults.
 func TestNewCommandResolvesOptions(t *testing.T) {
-	o, err, printed := resolve(t, "--bootstrap-server", "h1:9092", "-t", "events", "-o", "json", "--timeout", "3s")
+	o, printed, err := kafkatest.Resolve(t, NewCommand, "--bootstrap-server", "h1:9092", "-t", "events", "-o", "json", "--timeout", "3s")
 	require.NoError(t, err)
 	require.NotNil(t, o)
 	assert.Empty(t, printed)
@@ -41,7 +23,7 @@ func TestNewCommandResolvesOptions(t *testing.T) {
 	assert.Equal(t, "json", o.Output)
 	assert.Equal(t, 3*time.Second, o.Timeout)
 
-	o, err, _ = resolve(t)
+	o, _, err = kafkatest.Resolve(t, NewCommand)
 	require.NoError(t, err)
 	assert.Empty(t, o.Connection.Topic, "every topic")
 	assert.Equal(t, "text", o.Output)
@@ -59,7 +41,7 @@ func TestNewCommandRefusesBadOptions(t *testing.T) {
 		{[]string{"--timeout", "soon"}, "--timeout"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
-		o, err, printed := resolve(t, tc.args...)
+		o, printed, err := kafkatest.Resolve(t, NewCommand, tc.args...)
 		assert.Nil(t, o, "%v: runF is not called", tc.args)
 		require.Error(t, err, "%v", tc.args)
 		assert.True(t, cmdutil.IsUsageError(err), "%v: %v is a usage error", tc.args, err)

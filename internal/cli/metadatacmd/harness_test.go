@@ -6,7 +6,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kproduce/kproduce/internal/cli"
@@ -22,31 +22,10 @@ import (
 // flag errors) is tested through internal/cli's Execute
 // (usage_e2e_test.go).
 
-// metadataRun is what one run of the metadata command printed and
-// returned.
-type metadataRun struct {
-	kafkatest.Result // Code: cmdutil.ExitCode(Err)
-	// Err is what the command returned: nil, or the error that gives the
-	// exit status.
-	Err error
-}
-
-// runMetadata runs kproduce metadata, built alone, with args. A run that
-// failed has printed its errors itself: the error it returns only gives
-// the exit status (cmdutil.IsReported).
-func runMetadata(t *testing.T, args ...string) metadataRun {
+// runMetadata runs kproduce metadata, built alone, with args.
+func runMetadata(t *testing.T, args ...string) kafkatest.CommandResult {
 	t.Helper()
-	var err error
-	res := kafkatest.Run(t, context.Background(), func(ctx context.Context, args []string, s cmdutil.Streams) int {
-		cmd := metadatacmd.NewCommand(s, nil)
-		cmd.SetArgs(args)
-		err = cmd.ExecuteContext(ctx)
-		return cmdutil.ExitCode(err)
-	}, nil, args...)
-	if res.Code == cmdutil.ExitFailed {
-		assert.True(t, cmdutil.IsReported(err), "a failed run reports itself: %v", err)
-	}
-	return metadataRun{Result: res, Err: err}
+	return kafkatest.RunReportingCommand(t, func(s cmdutil.Streams) *cobra.Command { return metadatacmd.NewCommand(s, nil) }, args...)
 }
 
 // runKproduce runs kproduce in-process with stdin and args, as main does.

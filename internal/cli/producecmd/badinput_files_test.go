@@ -21,7 +21,7 @@ import (
 // exit 2, the file named, nothing produced.
 func TestBadInputUnopenableFiles(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	dir := t.TempDir()
 	good := kafkatest.WriteFile(t, dir, "good.txt", []byte("a\n"))
 	loop := filepath.Join(dir, "loop")
@@ -49,7 +49,7 @@ func TestBadInputUnopenableFiles(t *testing.T) {
 // its writer still holds it open, and the run ends when the writer closes.
 func TestBadInputFIFO(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	dir := t.TempDir()
 	plain := kafkatest.WriteFile(t, dir, "plain.txt", []byte("p1\np2\n"))
 	fifo := filepath.Join(dir, "fifo")

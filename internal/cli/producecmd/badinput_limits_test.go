@@ -23,7 +23,7 @@ func TestBadInputOverMaxRecordBytes(t *testing.T) {
 	over := strings.Repeat("o", limit+1)
 	t.Run("lines", func(t *testing.T) {
 		t.Parallel()
-		c := e2eCluster(t)
+		c := kafkatest.ProducerCluster(t)
 		// With -K the limit counts the raw line, key included.
 		in := "k|first\n" + "k|" + exact[2:] + "\n" + "k|" + over[2:] + "\n" + over + over + "\nk|last\n"
 		res := produceTo(t, c, strings.NewReader(in), "-t", "t", "-K", "|", "--max-record-bytes", fmt.Sprint(limit))
@@ -41,7 +41,7 @@ func TestBadInputOverMaxRecordBytes(t *testing.T) {
 	})
 	t.Run("json", func(t *testing.T) {
 		t.Parallel()
-		c := e2eCluster(t)
+		c := kafkatest.ProducerCluster(t)
 		fit := `{"value":"` + strings.Repeat("j", limit-12) + `"}` // exactly limit bytes
 		require.Len(t, fit, limit)
 		in := `{"value":"a"}` + "\n" + fit + "\n" + `{"value":"` + strings.Repeat("j", limit-11) + `"}` + "\n" + `{"value":"z"}` + "\n"
@@ -56,7 +56,7 @@ func TestBadInputOverMaxRecordBytes(t *testing.T) {
 	})
 	t.Run("file", func(t *testing.T) {
 		t.Parallel()
-		c := e2eCluster(t)
+		c := kafkatest.ProducerCluster(t)
 		dir := t.TempDir()
 		a := kafkatest.WriteFile(t, dir, "a.bin", []byte(exact))
 		b := kafkatest.WriteFile(t, dir, "b.bin", []byte(over))
@@ -80,7 +80,7 @@ func TestBadInputOverMaxRecordBytes(t *testing.T) {
 // in whatever batches they share with it, are delivered.
 func TestBadInputOverBrokerMessageMaxBytes(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t, kfake.BrokerConfigs(map[string]string{"message.max.bytes": "3000"}))
+	c := kafkatest.ProducerCluster(t, kfake.BrokerConfigs(map[string]string{"message.max.bytes": "3000"}))
 	rng := rand.New(rand.NewPCG(3, 4))
 	huge := make([]byte, 8000)
 	for i := range huge {

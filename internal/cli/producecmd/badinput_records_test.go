@@ -30,7 +30,7 @@ func binaryValues() [][]byte {
 // included, with no key split (-K splits are covered elsewhere).
 func TestBadInputBinaryBytesLines(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	vals := append(binaryValues(), []byte("cr\r"), []byte("\r"))
 	var in bytes.Buffer
 	for _, v := range vals {
@@ -51,7 +51,7 @@ func TestBadInputBinaryBytesLines(t *testing.T) {
 // byte, in keys, values and header values.
 func TestBadInputBinaryBytesJSON(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	var in bytes.Buffer
 	vals := binaryValues()
 	for i, v := range vals {
@@ -94,7 +94,7 @@ func jsonRawString(b []byte) string {
 // newlines and a trailing CR included.
 func TestBadInputBinaryBytesFile(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	dir := t.TempDir()
 	vals := append(binaryValues(), []byte("line\nline\r\n"), []byte("\n"))
 	var files []string
@@ -114,7 +114,7 @@ func TestBadInputBinaryBytesFile(t *testing.T) {
 // records around it are delivered.
 func TestBadInputMalformedJSON(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
 	bad := []struct{ line, reason string }{
 		{`{"value":"unterminated"`, `expected ',' or '}'`},
@@ -155,7 +155,7 @@ func TestBadInputMalformedJSON(t *testing.T) {
 // report at all and produces nothing.
 func TestBadInputEmpty(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	dir := t.TempDir()
 	empty := kafkatest.WriteFile(t, dir, "empty", nil)
 	blank := kafkatest.WriteFile(t, dir, "blank.jsonl", []byte("\n  \n\t\n"))

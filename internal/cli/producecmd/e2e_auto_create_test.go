@@ -58,7 +58,7 @@ func TestE2EAllowAutoTopicCreation(t *testing.T) { // not parallel: it sets the 
 		{args: []string{"-X", "allow.auto.create.topics=false"}},
 		{env: "false"},
 	} {
-		c := e2eCluster(t)
+		c := kafkatest.ProducerCluster(t)
 		asks := observeMetadata(c)
 		if tc.env != "" {
 			t.Setenv("KPRODUCE_ALLOW_AUTO_TOPIC_CREATION", tc.env)

@@ -15,7 +15,7 @@ import (
 // batch.size in the batches.
 func TestE2EJavaProperties(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	reqs := observeProduce(c)
 	const n = 400
 	res := runKproduce(t, strings.NewReader(kafkatest.NumberedLines("x", n)), "-t", "t",
@@ -40,7 +40,7 @@ func TestE2EJavaProperties(t *testing.T) {
 // timeout is a usage error.
 func TestE2EJavaLingerAndTimeouts(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	res := produceTo(t, c, strings.NewReader("a\n"), "-t", "t",
 		"-X", "delivery.timeout.ms=3000", "-X", "linger.ms=1000", "-X", "request.timeout.ms=30000")
 	require.Equal(t, 0, res.Code, res.Stderr)
@@ -58,7 +58,7 @@ func TestE2EJavaLingerAndTimeouts(t *testing.T) {
 // warning and the records are still produced.
 func TestE2EUnknownJavaPropertyWarns(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	res := produceTo(t, c, strings.NewReader("a\n"), "-t", "t", "-X", "no.such.property=1")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	assert.Contains(t, res.Stderr, "no.such.property")
@@ -70,7 +70,7 @@ func TestE2EUnknownJavaPropertyWarns(t *testing.T) {
 // overriding the file.
 func TestE2EConfigYAML(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	reqs := observeProduce(c)
 	yaml := "brokers: [" + strings.Join(c.ListenAddrs(), ", ") + "]\n" +
 		"topic: t\nacks: 1\ncompression: lz4\nheader: [\"from=yaml\"]\nkey-delimiter: ':'\nlinger: 1ms\n"
@@ -101,7 +101,7 @@ func TestE2EConfigYAML(t *testing.T) {
 // is a usage error naming it, and that nothing is produced.
 func TestE2EConfigYAMLUnknownKey(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	cfg := kafkatest.WriteFile(t, t.TempDir(), "bad.yaml", []byte("topic: t\nlingr: 5ms\n"))
 	res := produceTo(t, c, strings.NewReader("a\n"), "--config", cfg)
 	require.Equal(t, 2, res.Code, res.Stderr)
@@ -113,7 +113,7 @@ func TestE2EConfigYAMLUnknownKey(t *testing.T) {
 // end: bootstrap servers, compression, acks, idempotence and batch size.
 func TestE2EConfigProperties(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	reqs := observeProduce(c)
 	props := "# a producer.properties file\n" +
 		"bootstrap.servers=" + kafkatest.Brokers(c) + "\n" +
@@ -139,7 +139,7 @@ func TestE2EConfigProperties(t *testing.T) {
 // TestE2EConfigPrecedence checks flag > env > config file for one option,
 // each source naming a different codec.
 func TestE2EConfigPrecedence(t *testing.T) { // not parallel: it sets the environment
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	cfg := kafkatest.WriteFile(t, t.TempDir(), "kproduce.yaml", []byte("compression: lz4\n"))
 	t.Setenv("KPRODUCE_COMPRESSION", "snappy")
 	t.Setenv("KPRODUCE_BROKERS", kafkatest.Brokers(c))

@@ -29,7 +29,7 @@ func TestE2EDelimiters(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c := e2eCluster(t)
+			c := kafkatest.ProducerCluster(t)
 			res := produceTo(t, c, strings.NewReader(tc.input), append([]string{"-t", "t", "-p", "0"}, tc.args...)...)
 			require.Equal(t, 0, res.Code, res.Stderr)
 			recs := kafkatest.ByOffset(kafkatest.ConsumeExactly(t, c, "t", len(tc.want)))
@@ -45,7 +45,7 @@ func TestE2EDelimiters(t *testing.T) {
 // the file.
 func TestE2EJSONReportEscapesSource(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	path := kafkatest.WriteFile(t, t.TempDir(), "we\"ird\\na\tme.txt", []byte("x\n"))
 	res := produceTo(t, c, nil, "-t", "t", "-o", "json", path)
 	require.Equal(t, 0, res.Code, res.Stderr)

@@ -20,7 +20,7 @@ import (
 // partition.
 func TestE2ETopicFlagBeatsRecordTopic(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	var in strings.Builder
 	for i := range 20 {
 		fmt.Fprintf(&in, `{"topic":"src","partition":%d,"offset":%d,"tstype":"create","ts":1700000000000,"broker":1,"headers":["h","%d"],"key":"k%d","payload":"v%d"}`+"\n",
@@ -66,7 +66,7 @@ func TestE2EPropertyHelp(t *testing.T) {
 // without --config; its profile key, KPRODUCE_PROFILE and --profile pick
 // the cluster, each over the one before.
 func TestE2EProfilesAndDefaultConfig(t *testing.T) { // not parallel: it sets the environment
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	kafkatest.WithDefaultConfig(t, fmt.Sprintf(`brokers: [%s]
 bootstrap-timeout: 2s
 profile: local

@@ -31,7 +31,7 @@ func recordByKey(recs []*kgo.Record) map[string]*kgo.Record {
 // LineMessageReader does without ignore.error), the others are delivered.
 func TestE2EConsoleProducerLines(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	in := "h1:a,h2:b\tk1\tv1\n" +
 		"\tk2\tv2\n" +
 		"h3:c\tNULL\tv3\n" +
@@ -90,7 +90,7 @@ interceptor.classes=
 // the file, --sync sends one record per request.
 func TestE2EConsoleProducerFlags(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	reqs := observeProduce(c)
 	props := kafkatest.WriteFile(t, t.TempDir(), "producer.properties", []byte(strings.Replace(producerProperties, "%s", kafkatest.Brokers(c), 1)))
 	res := runKproduce(t, strings.NewReader(kafkatest.NumberedLines("p", 20)), "--topic", "t", "--producer.config", props)

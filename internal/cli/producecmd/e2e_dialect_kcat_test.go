@@ -23,7 +23,7 @@ import (
 // -q silencing warnings.
 func TestE2EKcatCommandLine(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	file := kafkatest.WriteFile(t, t.TempDir(), "in.txt", []byte("k1:v1\nk2:\n:v3\n"))
 	res := runKproduce(t, nil, "-P", "-b", kafkatest.Brokers(c), "-t", "t", "-K", ":", "-Z", "-l", "-H", "src=kcat", "-q",
 		"-X", "batch.num.messages=10", file)
@@ -45,7 +45,7 @@ func TestE2EKcatCommandLine(t *testing.T) {
 // names set brokers, linger, compression, acks, partitioner, timeouts.
 func TestE2EKcatConfigFile(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	reqs := observeProduce(c)
 	conf := fmt.Sprintf(`# ~/.config/kcat.conf
 metadata.broker.list=%s

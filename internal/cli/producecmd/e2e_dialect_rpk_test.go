@@ -25,7 +25,7 @@ func lengthPrefixed(s string) string {
 // not match failing on its own.
 func TestE2ERpkFormats(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	res := produceTo(t, c, strings.NewReader("k1 v 1\nk2 v2\n"), "-t", "t", "-f", `%k %v\n`, "-H", "via:rpk")
 	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	recs := recordByKey(kafkatest.ConsumeExactly(t, c, "t", 2))

@@ -122,7 +122,7 @@ func TestDryRunFailuresOffline(t *testing.T) {
 // cluster creates topics on demand: a record for an unknown topic fails on
 // its own, naming the topic.
 func TestDryRunAgainstCluster(t *testing.T) {
-	c := e2eCluster(t, kfake.SeedTopics(2, "two"))
+	c := kafkatest.ProducerCluster(t, kfake.SeedTopics(2, "two"))
 	produced := observeProduce(c)
 	in := strings.Join([]string{
 		`{"topic":"two","partition":1,"key":"k","value":"v1","headers":{"a":"1","n":null},"timestamp":1700000000123}`,
@@ -180,7 +180,7 @@ func TestDryRunAgainstCluster(t *testing.T) {
 // never allowing auto-creation, and that a topic it does not have fails
 // its records at once.
 func TestDryRunMetadataOncePerTopic(t *testing.T) {
-	c := e2eCluster(t, kfake.SeedTopics(3, "u"))
+	c := kafkatest.ProducerCluster(t, kfake.SeedTopics(3, "u"))
 	var mu sync.Mutex
 	var asked []string
 	requests := 0
@@ -310,7 +310,7 @@ func TestDryRunMatchesRealRun(t *testing.T) {
 		{"explicit", explicit.String(), []string{"-t", "dr", "-f", "json"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := e2eCluster(t, kfake.SeedTopics(6, "dr"))
+			c := kafkatest.ProducerCluster(t, kfake.SeedTopics(6, "dr"))
 			dry := dryPartitions(t, c, tc.in, tc.args...)
 			kafkatest.RequireEmpty(t, c, "dr")
 			real := realPartitions(t, c, tc.in, tc.args...)

@@ -18,7 +18,7 @@ import (
 // summary when every record is delivered.
 func TestE2EExitOKWhenAllDelivered(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	res := produceTo(t, c, strings.NewReader("a\nb\nc"), "-t", "t")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	assert.Len(t, kafkatest.Lines(res.Stdout), 3)
@@ -30,7 +30,7 @@ func TestE2EExitOKWhenAllDelivered(t *testing.T) {
 // topic fails every record on its own, with its position, and exits 1.
 func TestE2EUnknownPartitionFailsEachRecord(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	res := produceTo(t, c, strings.NewReader("a\nb\nc\n"), "-t", "t", "-p", "99")
 	require.Equal(t, 1, res.Code, res.Stderr)
 	assert.Empty(t, res.Stdout)
@@ -48,7 +48,7 @@ func TestE2EUnknownPartitionFailsEachRecord(t *testing.T) {
 // record, one of them unknown.
 func TestE2EPartialFailureSummary(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	in := `{"value":"ok1","partition":1}
 {"value":"bad","partition":99}
 {"value":"ok2","partition":5}
@@ -69,7 +69,7 @@ func TestE2EPartialFailureSummary(t *testing.T) {
 // empty topic for what is wrong before connecting.
 func TestE2EUsageErrorsProduceNothing(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	dir := t.TempDir()
 	present := kafkatest.WriteFile(t, dir, "present.txt", []byte("x\n"))
 	cases := []struct {

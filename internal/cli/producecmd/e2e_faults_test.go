@@ -22,7 +22,7 @@ import (
 // delivered.
 func TestE2EBrokerErrorFailsOnlyItsRecords(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "t", Partitions: []int32{2},
 		Err: kerr.InvalidRecord, Count: -1})
 	part := kgo.StickyKeyPartitioner(nil).ForTopic("t")
@@ -65,7 +65,7 @@ func TestE2ERetriesKeepOrderWithoutDuplicates(t *testing.T) {
 	for _, fe := range faults {
 		t.Run(fe.Message, func(t *testing.T) {
 			t.Parallel()
-			c := e2eCluster(t)
+			c := kafkatest.ProducerCluster(t)
 			c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "t", Err: fe, Count: 5})
 			const n = 2000
 			res := produceTo(t, c, strings.NewReader(kafkatest.NumberedLines("r", n)), "-t", "t",

@@ -37,7 +37,7 @@ func positionsOf(t testing.TB, stdout string, recs []*kgo.Record) map[string]*kg
 // byte for byte, at position FILE:1, with "-" reading stdin among them.
 func TestE2EFileFormatOneRecordPerFile(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	dir := t.TempDir()
 	blob := []byte("line 1\nline 2\r\n\x00\xff\xfe tail without newline")
 	files := []string{
@@ -68,7 +68,7 @@ func TestE2EFileFormatOneRecordPerFile(t *testing.T) {
 // stdin among the files and a last line without its delimiter.
 func TestE2ELinesFromSeveralFiles(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	dir := t.TempDir()
 	f1 := kafkatest.WriteFile(t, dir, "one.txt", []byte("a1\na2\na3\n"))
 	f2 := kafkatest.WriteFile(t, dir, "two.txt", []byte("c1"))
@@ -91,7 +91,7 @@ func TestE2ELinesFromSeveralFiles(t *testing.T) {
 // no further than the Nth record's delimiter.
 func TestE2ECountStopsReading(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	var chunks [][]byte
 	for i := range 10 {
 		chunks = append(chunks, []byte(fmt.Sprintf("r%d\n", i)))
@@ -110,7 +110,7 @@ func TestE2ECountStopsReading(t *testing.T) {
 // TestE2ECountSpansFiles checks that -c counts records across inputs.
 func TestE2ECountSpansFiles(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	dir := t.TempDir()
 	f1 := kafkatest.WriteFile(t, dir, "one.txt", []byte("a1\na2\n"))
 	f2 := kafkatest.WriteFile(t, dir, "two.txt", []byte("b1\nb2\nb3\n"))
@@ -130,7 +130,7 @@ func TestE2ESkipEmptyKeepsNumbers(t *testing.T) {
 	in := "a\n\n\nb\n\nc"
 	t.Run("skip", func(t *testing.T) {
 		t.Parallel()
-		c := e2eCluster(t)
+		c := kafkatest.ProducerCluster(t)
 		res := produceTo(t, c, strings.NewReader(in), "-t", "t", "--skip-empty", "-o", positionTemplate)
 		require.Equal(t, 0, res.Code, res.Stderr)
 		got := positionsOf(t, res.Stdout, kafkatest.ConsumeExactly(t, c, "t", 3))
@@ -142,7 +142,7 @@ func TestE2ESkipEmptyKeepsNumbers(t *testing.T) {
 	})
 	t.Run("keep", func(t *testing.T) {
 		t.Parallel()
-		c := e2eCluster(t)
+		c := kafkatest.ProducerCluster(t)
 		res := produceTo(t, c, strings.NewReader(in), "-t", "t", "-o", positionTemplate)
 		require.Equal(t, 0, res.Code, res.Stderr)
 		got := positionsOf(t, res.Stdout, kafkatest.ConsumeExactly(t, c, "t", 6))

@@ -23,7 +23,7 @@ import (
 // what kgo reads back.
 func TestE2EJSONFieldForms(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	in := strings.Join([]string{
 		`{"topic":"u","partition":3,"key":"k1","value":"full","headers":{"h1":"a","h2":"b"},"timestamp":1700000000001}`,
 		`{"key":null,"value":null,"partition":1}`,
@@ -92,7 +92,7 @@ func TestE2EJSONFieldForms(t *testing.T) {
 // byte for byte (kcat writes bytes that are not UTF-8 as they are).
 func TestE2EJSONKcatEnvelopes(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	data, err := os.ReadFile("../input/testdata/kcat-J.jsonl")
 	require.NoError(t, err)
 	res := produceTo(t, c, bytes.NewReader(data), "-f", "json", "-o", "json")
@@ -206,7 +206,7 @@ func hex4(t testing.TB, b []byte) rune {
 // and that a record naming no topic fails alone when --topic is not set.
 func TestE2EJSONMalformedLinesFailAlone(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	in := strings.Join([]string{
 		`{"topic":"t","value":"one"}`,
 		`{"topic":"t","value":"two"`,
@@ -238,7 +238,7 @@ func TestE2EJSONMalformedLinesFailAlone(t *testing.T) {
 // no timestamp is the time it was read.
 func TestE2EJSONTimestampZero(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	before := time.Now().Add(-time.Second)
 	in := `{"value":"zero","timestamp":0}` + "\n" + `{"value":"null","timestamp":null}` + "\n" + `{"value":"none"}` + "\n"
 	res := produceTo(t, c, strings.NewReader(in), "-t", "t", "-p", "0", "-f", "json", "-o", "json")

@@ -31,7 +31,7 @@ func binaryBlob() []byte {
 // without -P, and from stdin, FILEs are lines as always.
 func TestE2EKcatFilesAreRecords(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	dir := t.TempDir()
 	blob := binaryBlob()
 	require.Equal(t, 12, bytes.Count(blob, []byte("\n")), "the blob holds newlines: 13 lines")
@@ -70,7 +70,7 @@ func TestE2EKcatFilesAreRecords(t *testing.T) {
 // stderr with its position, and -o beats -q.
 func TestE2EKcatQuiet(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	res := produceTo(t, c, strings.NewReader("a\nb\nc\n"), "-P", "-q", "-t", "t", "-X", "batch.num.messages=10")
 	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	assert.Empty(t, res.Stdout, "-q: no per-record output")

@@ -25,7 +25,7 @@ import (
 // record even though stdin is still open.
 func TestE2ECountEndsWithStdinOpen(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	pr, pw := io.Pipe()
 	t.Cleanup(func() { _ = pw.Close() })
 	run := startKproduce(context.Background(), pr, "-b", kafkatest.Brokers(c), "-t", "t", "-c", "2")
@@ -40,7 +40,7 @@ func TestE2ECountEndsWithStdinOpen(t *testing.T) {
 // far were delivered and reported.
 func TestE2EInterruptExits130(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	pr, pw := io.Pipe()
 	t.Cleanup(func() { _ = pw.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
@@ -59,7 +59,7 @@ func TestE2EInterruptExits130(t *testing.T) {
 // run exits 130.
 func TestE2EInterruptBoundsTheFlush(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	var produces atomic.Int32
 	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
@@ -127,7 +127,7 @@ func (e *endlessLines) Read(p []byte) (int, error) {
 // reading an endless input, prints one line on stderr and exits 1.
 func TestE2EClosedStdoutStops(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	out := &epipeWriter{limit: 0}
 	var errOut kafkatest.LockedBuffer
 	done := make(chan int, 1)
@@ -152,7 +152,7 @@ func TestE2EClosedStdoutStops(t *testing.T) {
 // and makes the run exit 1, going on with the next input.
 func TestE2EInputReadErrorExits1(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	next := kafkatest.WriteFile(t, t.TempDir(), "next.txt", []byte("c\n"))
 	in := &lineFeeder{chunks: [][]byte{[]byte("a\n"), []byte("b\n"), []byte("never\n")}, allowed: 2}
 	res := produceTo(t, c, in, "-t", "t", "-", next)

@@ -16,7 +16,7 @@ import (
 // --batch-size (but within the request size) goes in a batch of its own.
 func TestE2ERecordLargerThanBatchSize(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	big := strings.Repeat("B", 50<<10)
 	in := "before\n" + big + "\nafter\n"
 	res := produceTo(t, c, strings.NewReader(in), "-t", "t", "-p", "0", "--batch-size", "1KiB")
@@ -46,7 +46,7 @@ func tooLargeInput() string {
 // with its position.
 func TestE2EBrokerMessageTooLarge(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t, kfake.BrokerConfigs(map[string]string{"message.max.bytes": "4000"}))
+	c := kafkatest.ProducerCluster(t, kfake.BrokerConfigs(map[string]string{"message.max.bytes": "4000"}))
 	res := produceTo(t, c, strings.NewReader(tooLargeInput()), "-t", "t", "-p", "0", "--linger", "50ms",
 		"-o", positionTemplate)
 	require.Equal(t, 1, res.Code, res.Stderr)
@@ -75,7 +75,7 @@ func TestE2EIdempotentSplitKeepsPartitionOrder(t *testing.T) {
 	for _, maxInFlight := range []string{"1", "5"} {
 		t.Run("max-in-flight="+maxInFlight, func(t *testing.T) {
 			t.Parallel()
-			c := e2eCluster(t, kfake.BrokerConfigs(map[string]string{"message.max.bytes": "4000"}))
+			c := kafkatest.ProducerCluster(t, kfake.BrokerConfigs(map[string]string{"message.max.bytes": "4000"}))
 			res := produceTo(t, c, strings.NewReader(tooLargeInput()), "-t", "t", "-p", "0", "--linger", "50ms",
 				"--max-in-flight", maxInFlight, "-o", "none")
 			require.Equal(t, 1, res.Code, res.Stderr)
@@ -111,7 +111,7 @@ func TestE2EMissingTopicFailsEachRecord(t *testing.T) {
 // fails alone with its position.
 func TestE2ETinyBufferMemory(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	const n = 5000
 	in := kafkatest.NumberedLines("m", 2500) + strings.Repeat("x", 20000) + "\n" + kafkatest.NumberedLines("n", n-2500)
 	res := produceTo(t, c, strings.NewReader(in), "-t", "t", "--buffer-memory", "16KiB", "--batch-size", "2KiB",

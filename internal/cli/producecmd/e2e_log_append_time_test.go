@@ -50,7 +50,7 @@ func stampLogAppendTime(c *kfake.Cluster) {
 // one the broker stored (its LogAppendTime), not the record's CreateTime.
 func TestE2EReportsBrokerLogAppendTime(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	stampLogAppendTime(c)
 	in := `{"value":"old","timestamp":1000}
 {"value":"older","timestamp":2000}

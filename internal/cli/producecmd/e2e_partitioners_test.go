@@ -31,7 +31,7 @@ func partitionByNumber(t testing.TB, stdout string, recs []*kgo.Record) map[int]
 // partitions in turn, record after record, keyed or not.
 func TestE2ERoundRobinCyclesInOrder(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	const n = 30
 	var in strings.Builder
 	for i := range n {
@@ -54,7 +54,7 @@ func TestE2ERoundRobinCyclesInOrder(t *testing.T) {
 // CRC32(key) mod partitions (librdkafka's consistent partitioner).
 func TestE2ECRC32Partitioner(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	const n = 60
 	var in strings.Builder
 	for i := range n {
@@ -74,7 +74,7 @@ func TestE2ECRC32Partitioner(t *testing.T) {
 // over the partitions.
 func TestE2ERandomPartitioner(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	const n = 300
 	var in strings.Builder
 	for i := range n {
@@ -93,7 +93,7 @@ func TestE2ERandomPartitioner(t *testing.T) {
 // which overrides -p.
 func TestE2EExplicitPartitionWins(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	in := `{"key":"a","value":"own"}` + "\n" + `{"key":"a","value":"json","partition":5}` + "\n" +
 		`{"key":"a","value":"minus one","partition":-1}` + "\n"
 	res := produceTo(t, c, strings.NewReader(in), "-t", "t", "-f", "json", "-p", "1")

@@ -31,7 +31,7 @@ func TestE2EAcks(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.flag, func(t *testing.T) {
 			t.Parallel()
-			c := e2eCluster(t)
+			c := kafkatest.ProducerCluster(t)
 			reqs := observeProduce(c)
 			const n = 100
 			res := produceTo(t, c, strings.NewReader(kafkatest.NumberedLines("a", n)), "-t", "t", "-a", tc.flag)
@@ -72,7 +72,7 @@ func TestE2ECompressionRoundTrips(t *testing.T) {
 	for name, id := range codecs {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			c := e2eCluster(t)
+			c := kafkatest.ProducerCluster(t)
 			const n = 500
 			var in strings.Builder
 			for i := range n {
@@ -97,7 +97,7 @@ func TestE2ECompressionRoundTrips(t *testing.T) {
 // producer id.
 func TestE2EIdempotenceOff(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	res := produceTo(t, c, strings.NewReader(kafkatest.NumberedLines("i", 50)), "-t", "t", "--idempotence=false")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	for _, r := range kafkatest.ConsumeExactly(t, c, "t", 50) {
@@ -110,7 +110,7 @@ func TestE2EIdempotenceOff(t *testing.T) {
 // over its limit, with every record delivered once and in order.
 func TestE2ESmallBatchesAndRequests(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	reqs := observeProduce(c)
 	const n, batchSize, requestSize = 3000, 1024, 4096
 	res := produceTo(t, c, strings.NewReader(kafkatest.NumberedLines("record-with-some-padding", n)), "-t", "t",
@@ -149,7 +149,7 @@ func TestE2ESmallBatchesAndRequests(t *testing.T) {
 // one byte over fails alone with its position.
 func TestE2EMaxRecordBytes(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	const limit = 300000
 	line := func(tag string, size int) string {
 		return tag + "|" + strings.Repeat(tag[:1], size-len(tag)-1) + "\n"
@@ -177,7 +177,7 @@ func TestE2EMaxRecordBytes(t *testing.T) {
 // position.
 func TestE2ERecordOverMaxRequestSize(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	in := "small\n" + strings.Repeat("b", 200<<10) + "\nsmall too\n"
 	res := produceTo(t, c, strings.NewReader(in), "-t", "t", "--max-request-size", "100KiB", "-o", positionTemplate)
 	require.Equal(t, 1, res.Code, res.Stderr)

@@ -39,7 +39,7 @@ func tenByteLines(n int) string {
 // the summary, shows the whole file read and every record counted.
 func TestE2EProgressAlwaysShowsFinalState(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	dir := t.TempDir()
 	a := kafkatest.WriteFile(t, dir, "a.txt", []byte(tenByteLines(12)))
 	b := kafkatest.WriteFile(t, dir, "b.txt", []byte(tenByteLines(8)))
@@ -64,7 +64,7 @@ func TestE2EProgressAlwaysShowsFinalState(t *testing.T) {
 // the bar or a whole report.
 func TestE2EProgressKeepsErrorLinesApart(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	in := tenByteLines(5) + strings.Repeat("x", 50) + "\n" + tenByteLines(5)
 	f := kafkatest.WriteFile(t, t.TempDir(), "in.txt", []byte(in))
 	// Paced, so that the bar is drawn (every 100 ms) before the bad record.
@@ -95,7 +95,7 @@ func TestE2EProgressKeepsErrorLinesApart(t *testing.T) {
 // --progress always draws a counter: bytes read and the counts, no bar.
 func TestE2EProgressStdinAlwaysIsACounter(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	res := produceTo(t, c, strings.NewReader(tenByteLines(20)), "-t", "t", "-o", "none", "--progress", "always")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	screen := screenLines(res.Stderr)
@@ -110,7 +110,7 @@ func TestE2EProgressStdinAlwaysIsACounter(t *testing.T) {
 // nor ever under never.
 func TestE2EProgressAutoDrawsNothingWithoutTerminal(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	f := kafkatest.WriteFile(t, t.TempDir(), "in.txt", []byte(tenByteLines(20)))
 	for _, args := range [][]string{{f}, {"--progress", "auto", f}, {"--progress", "auto"}, {"--progress", "never", f}} {
 		res := produceTo(t, c, strings.NewReader(tenByteLines(3)), append([]string{"-t", "t", "-o", "none"}, args...)...)
@@ -125,7 +125,7 @@ func TestE2EProgressAutoDrawsNothingWithoutTerminal(t *testing.T) {
 // config shows the same: configcmd's TestE2EConfigProgressAlone.)
 func TestE2EProgressAlone(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	f := kafkatest.WriteFile(t, t.TempDir(), "in.txt", []byte(tenByteLines(20)))
 	for _, args := range [][]string{{"--progress", f}, {"--progress", "--stats=false", f}, {f, "--progress"}, {"--progress", "always", f}} {
 		res := produceTo(t, c, nil, append([]string{"-t", "t", "-o", "none"}, args...)...)

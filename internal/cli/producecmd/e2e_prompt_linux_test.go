@@ -38,7 +38,7 @@ func openPTY(t *testing.T) (master, tty *os.File) {
 // says kproduce reads them and how to finish; a pipe gets no such line.
 func TestE2ETerminalPrompt(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	master, tty := openPTY(t)
 	_, err := master.Write([]byte("typed-1\ntyped-2\n\x04"))
 	require.NoError(t, err)

@@ -21,7 +21,7 @@ import (
 // record due after a late timer wake-up goes that much sooner.)
 func TestE2ERateSpacesRecords(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	const n, rate = 20, 50
 	res := produceTo(t, c, strings.NewReader(kafkatest.NumberedLines("r", n)), "-t", "t", "-o", "none", "--rate", "50")
 	require.Equal(t, 0, res.Code, res.Stderr)
@@ -44,7 +44,7 @@ func TestE2ERateSpacesRecords(t *testing.T) {
 // the waiting record reported as not sent.
 func TestE2ERateStopsAtInterrupt(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	run := startKproduce(ctx, strings.NewReader("first\nsecond\nthird\n"), "-b", kafkatest.Brokers(c), "-t", "t", "--rate", "0.001")

@@ -45,7 +45,7 @@ func TestE2EReadmeReportsAsPrinted(t *testing.T) {
 	}
 	require.Len(t, reports, 3)
 
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	res := produceTo(t, c, strings.NewReader("hello\nkafka\nworld\n"), "-t", "test")
 	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)
 	got := kafkatest.Lines(res.Stdout)

@@ -19,7 +19,7 @@ import (
 // that -k keys the lines -K cannot split.
 func TestE2EKeysUseJavaPartitioner(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	var in strings.Builder
 	const n = 300
 	for i := range n {
@@ -58,7 +58,7 @@ func TestE2EKeysUseJavaPartitioner(t *testing.T) {
 // with '=' allowed in the value and repeated keys kept.
 func TestE2EHeaders(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	res := produceTo(t, c, strings.NewReader("one\ntwo\n"), "-t", "t",
 		"-H", "trace=abc", "-H", "eq=a=b", "-H", "trace=def", "-H", "empty=")
 	require.Equal(t, 0, res.Code, res.Stderr)
@@ -71,7 +71,7 @@ func TestE2EHeaders(t *testing.T) {
 // splitting, empty keys and values, and that null and empty stay apart.
 func TestE2ENullsAndEmptyValues(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	cases := []struct {
 		line       string
 		key, value []byte
@@ -105,7 +105,7 @@ func TestE2ENullsAndEmptyValues(t *testing.T) {
 // line is a tombstone) and the marker applied to JSON strings.
 func TestE2ENullMarkerEmptyAndJSON(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	res := produceTo(t, c, strings.NewReader("k:v\n\n:w\n"), "-t", "t", "-p", "0", "-K", ":", "--null", "")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	in := `{"key":"NULL","value":"x"}` + "\n" + `{"key":"k","value":"NULL"}` + "\n"
@@ -129,7 +129,7 @@ func TestE2ENullMarkerEmptyAndJSON(t *testing.T) {
 // other byte value are produced byte for byte, in keys and values.
 func TestE2EBinaryBytesKept(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	vals := [][]byte{
 		[]byte("a\x00b"),
 		[]byte("\xff\xfe\xfd"),
@@ -167,7 +167,7 @@ func TestE2EPartitionOrderFollowsInput(t *testing.T) {
 	for _, keyed := range []bool{false, true} {
 		t.Run(fmt.Sprintf("keyed=%v", keyed), func(t *testing.T) {
 			t.Parallel()
-			c := e2eCluster(t)
+			c := kafkatest.ProducerCluster(t)
 			const n = 5000
 			var in strings.Builder
 			for i := range n {
@@ -203,7 +203,7 @@ func TestE2EPartitionOrderFollowsInput(t *testing.T) {
 // record without one gets the time it was produced.
 func TestE2ETimestamps(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	in := `{"value":"given","timestamp":1700000000123}
 {"value":"kcat","ts":1600000000456}
 {"value":"none"}

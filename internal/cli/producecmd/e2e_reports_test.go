@@ -18,7 +18,7 @@ import (
 // timestamp of the record found in the topic.
 func TestE2EJSONReportsOnSuccess(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	const n = 200
 	res := produceTo(t, c, strings.NewReader(kafkatest.NumberedLines("v", n)), "-t", "t", "-o", "json")
 	require.Equal(t, 0, res.Code, res.Stderr)
@@ -48,7 +48,7 @@ func TestE2EJSONReportsOnFailure(t *testing.T) {
 	t.Parallel()
 	t.Run("unknown partition", func(t *testing.T) {
 		t.Parallel()
-		c := e2eCluster(t)
+		c := kafkatest.ProducerCluster(t)
 		res := produceTo(t, c, strings.NewReader("a\nb\n"), "-t", "t", "-p", "99", "-o", "json")
 		require.Equal(t, 1, res.Code, res.Stderr)
 		assert.Equal(t, "0 delivered, 2 failed\n", res.Stderr)
@@ -77,7 +77,7 @@ func TestE2EJSONReportsOnFailure(t *testing.T) {
 	})
 	t.Run("mixed", func(t *testing.T) {
 		t.Parallel()
-		c := e2eCluster(t)
+		c := kafkatest.ProducerCluster(t)
 		in := "{\"value\":\"good\"}\n{\"value\":\n{\"value\":\"also good\"}\n"
 		res := produceTo(t, c, strings.NewReader(in), "-t", "t", "-f", "json", "-o", "json")
 		require.Equal(t, 1, res.Code, res.Stderr)
@@ -101,7 +101,7 @@ func TestE2EJSONReportsOnFailure(t *testing.T) {
 // the stored records, and that failures go to stderr in the text format.
 func TestE2ETemplateReports(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	in := "k1=v1\nk2=v2\nnokey\n"
 	tmpl := `%t|%p|%o|%d|%k|%v|%s|%n|%e\t100%%\n`
 	res := produceTo(t, c, strings.NewReader(in), "-t", "t", "-K", "=", "-o", tmpl)
@@ -145,7 +145,7 @@ func joinKV(k, v []byte) string {
 // its own.
 func TestE2ETemplateWithoutNewline(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	res := produceTo(t, c, strings.NewReader("a\nb\nc\n"), "-t", "t", "-p", "4", "-o", "[%o]")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	assert.Equal(t, "[0][1][2]", res.Stdout)
@@ -155,7 +155,7 @@ func TestE2ETemplateWithoutNewline(t *testing.T) {
 // reports failures on stderr.
 func TestE2EOutputNone(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	res := produceTo(t, c, strings.NewReader(kafkatest.NumberedLines("n", 50)), "-t", "t", "-o", "none")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	assert.Empty(t, res.Stdout)

@@ -18,7 +18,7 @@ import (
 // names mean: RPK_BROKERS alone finds the cluster (no warning, no wait on
 // 127.0.0.1:9092); kproduce's own KPRODUCE_BROKERS beats it.
 func TestE2ERPKEnvironment(t *testing.T) { // not parallel: it sets the environment
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	t.Setenv("RPK_BROKERS", kafkatest.Brokers(c))
 	res := runKproduce(t, strings.NewReader("a\nb\n"), "-t", "t")
 	require.Equal(t, cmdutil.ExitOK, res.Code, res.Stderr)

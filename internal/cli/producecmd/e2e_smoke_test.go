@@ -14,7 +14,7 @@ import (
 // TestE2ELinesReportsMatchConsumedOffsets produces lines and checks every
 // text report against the record found at that offset.
 func TestE2ELinesReportsMatchConsumedOffsets(t *testing.T) {
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	var in strings.Builder
 	for i := range 1000 {
 		fmt.Fprintf(&in, "value-%d\n", i)

@@ -36,7 +36,7 @@ func wireSize(req *kmsg.ProduceRequest) int {
 // the same.
 func TestE2EStatsMatchWhatWasProduced(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	reqs := observeProduce(c)
 	const n = 500
 	input := kafkatest.NumberedLines("stat", n)
@@ -85,7 +85,7 @@ func TestE2EStatsMatchWhatWasProduced(t *testing.T) {
 // splitting their batch) and delivered are all counted.
 func TestE2EStatsJSONCountsFailures(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t, kfake.BrokerConfigs(map[string]string{"message.max.bytes": "3000"}))
+	c := kafkatest.ProducerCluster(t, kfake.BrokerConfigs(map[string]string{"message.max.bytes": "3000"}))
 	big := strings.Repeat("b", 3500)  // over the broker's limit
 	huge := strings.Repeat("h", 9000) // over --max-record-bytes
 	var in strings.Builder
@@ -117,7 +117,7 @@ func TestE2EStatsJSONCountsFailures(t *testing.T) {
 // after the reports.
 func TestE2EStatsJSONOnStdout(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	res := produceTo(t, c, strings.NewReader("a\nb\n"), "-t", "t", "-o", "none", "--stats-json", "-")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	path := filepath.Join(t.TempDir(), "stdout.json")
@@ -130,7 +130,7 @@ func TestE2EStatsJSONOnStdout(t *testing.T) {
 // is a usage error before anything is sent.
 func TestE2EStatsJSONUnwritable(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	res := produceTo(t, c, strings.NewReader("a\n"), "-t", "t", "--stats-json", filepath.Join(t.TempDir(), "no", "such", "dir.json"))
 	assert.Equal(t, cmdutil.ExitUsage, res.Code)
 	assert.Contains(t, res.Stderr, "error: --stats-json: open ")
@@ -140,7 +140,7 @@ func TestE2EStatsJSONUnwritable(t *testing.T) {
 // TestE2ENoStatsByDefault: without --stats nothing is added to stderr.
 func TestE2ENoStatsByDefault(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	res := produceTo(t, c, strings.NewReader("a\n"), "-t", "t", "-o", "none")
 	require.Equal(t, 0, res.Code, res.Stderr)
 	assert.Empty(t, res.Stderr)

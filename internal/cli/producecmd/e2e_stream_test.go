@@ -20,7 +20,7 @@ func TestE2EStreamingReportsWhileStdinOpen(t *testing.T) {
 	for _, format := range []string{"lines", "json"} {
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
-			c := e2eCluster(t)
+			c := kafkatest.ProducerCluster(t)
 			pr, pw := io.Pipe()
 			t.Cleanup(func() { _ = pw.Close() })
 			run := startKproduce(context.Background(), pr, "-b", kafkatest.Brokers(c), "-t", "t", "-f", format, "--linger", "50ms")

@@ -48,7 +48,7 @@ func requireCommittedOnceInOrder(t *testing.T, c *kfake.Cluster, topic string, n
 // commit makes every record visible exactly once, in order per key.
 func TestTransactionSurvivesRetriableFaults(t *testing.T) {
 	const n = 3000
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	faults := []*kfake.FaultHandle{
 		c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "t", Partitions: []int32{0, 3}, Err: kerr.NotLeaderForPartition, Count: 3}),
 		// REQUEST_TIMED_OUT is answered after the batch was appended: the
@@ -71,7 +71,7 @@ func TestTransactionSurvivesRetriableFaults(t *testing.T) {
 // transaction is open are retried at the new leaders and still committed.
 func TestTransactionSurvivesLeaderMoves(t *testing.T) {
 	const n = 3000
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	var moved atomic.Int32 // written on kfake's goroutine
 	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()

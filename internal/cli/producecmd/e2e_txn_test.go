@@ -31,7 +31,7 @@ import (
 const txnTopicArgs = "-t t -p 0"
 
 func TestTransactionCommitted(t *testing.T) {
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	input := kafkatest.NumberedLines("r", 200)
 	res := produceTo(t, c, strings.NewReader(input), append(strings.Fields(txnTopicArgs), "--transactional-id", "load-1", "-o", "json")...)
 	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
@@ -51,7 +51,7 @@ func TestTransactionCommitted(t *testing.T) {
 }
 
 func TestTransactionCommittedManyPartitions(t *testing.T) {
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	res := produceTo(t, c, strings.NewReader(kafkatest.NumberedLines("k", 300)), "-t", "t", "--partitioner", "round-robin",
 		"--transactional-id", "load-2", "-o", "none")
 	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
@@ -60,7 +60,7 @@ func TestTransactionCommittedManyPartitions(t *testing.T) {
 }
 
 func TestTransactionAbortedOnRecordTooLarge(t *testing.T) {
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	var input strings.Builder
 	for i := 1; i <= 100; i++ {
 		if i == 60 {
@@ -86,7 +86,7 @@ func TestTransactionAbortedOnRecordTooLarge(t *testing.T) {
 }
 
 func TestTransactionAbortedOnBrokerError(t *testing.T) {
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "t", Partitions: []int32{3}, Err: kerr.InvalidRecord, Count: -1})
 	res := produceTo(t, c, strings.NewReader(kafkatest.NumberedLines("r", 120)), "-t", "t", "--partitioner", "round-robin",
 		"--transactional-id", "load-4")
@@ -107,7 +107,7 @@ func TestTransactionAbortedOnBrokerError(t *testing.T) {
 }
 
 func TestTransactionAbortedOnInterrupt(t *testing.T) {
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -126,7 +126,7 @@ func TestTransactionAbortedOnInterrupt(t *testing.T) {
 }
 
 func TestTransactionRecordsChunks(t *testing.T) {
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	var input strings.Builder
 	for i := 1; i <= 45; i++ {
 		if i == 25 {
@@ -190,7 +190,7 @@ func TestTransactionUsageErrors(t *testing.T) {
 // coordinator then handles the held commit: the records become visible,
 // which an "aborted" report would have denied.
 func TestTransactionCommitUnanswered(t *testing.T) {
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	wake := make(chan struct{})
 	var once sync.Once
 	release := func() { once.Do(func() { close(wake) }) }

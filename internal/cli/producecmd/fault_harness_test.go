@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -30,8 +29,8 @@ import (
 //     writes each scenario's log to DIR.
 //
 // This file holds the cluster side: listeners that know which broker they
-// serve and track the connections they accepted, and connections that can
-// rewrite or drop a broker's Produce responses.
+// serve and track the connections they accepted (kafkatest.Listeners),
+// and connections that can rewrite or drop a broker's Produce responses.
 
 // faultPartitions is the partition count of a scenario's topic.
 const faultPartitions = 6
@@ -57,15 +56,15 @@ type faultCluster struct {
 	// cannot write to it.
 	topic string
 
-	mu        sync.Mutex       // guards the fields below
-	listeners []*faultListener // initial brokers: index is the node id
-	byNode    map[int32]*faultListener
-	nextNode  int32              // node id of the next listener kfake asks for
-	produced  *kfake.FaultHandle // observes every Produce request
-	initPIDs  *kfake.FaultHandle // observes every InitProducerId request
-	injected  []*kfake.FaultHandle
-	runEnd    []func()
-	mayFail   func(*faultReport) bool
+	// nodes are the brokers' listeners, their connections faultConns.
+	nodes kafkatest.Listeners
+
+	mu       sync.Mutex         // guards the fields below
+	produced *kfake.FaultHandle // observes every Produce request
+	initPIDs *kfake.FaultHandle // observes every InitProducerId request
+	injected []*kfake.FaultHandle
+	runEnd   []func()
+	mayFail  func(*faultReport) bool
 
 	// hits counts faults injected by controls and hooks.
 	hits atomic.Int64
@@ -76,35 +75,23 @@ type faultCluster struct {
 // runs before the cluster starts.
 func newFaultCluster(t testing.TB, hooks func(*faultCluster) faultHooks, opts ...kfake.Opt) *faultCluster {
 	t.Helper()
-	fc := &faultCluster{byNode: make(map[int32]*faultListener), topic: fmt.Sprintf("fault-%016x", rand.Uint64())}
+	fc := &faultCluster{topic: fmt.Sprintf("fault-%016x", rand.Uint64())}
 	if hooks != nil {
 		fc.hooks = hooks(fc)
+	}
+	fc.nodes.Wrap = func(node int32, c net.Conn) net.Conn {
+		return &faultConn{Conn: c, node: node, hooks: &fc.hooks, reqs: make(map[int32]requestHeader)}
 	}
 	base := []kfake.Opt{
 		kfake.NumBrokers(3),
 		kfake.SeedTopics(faultPartitions, fc.topic),
-		kfake.ListenFn(fc.listen),
+		kfake.ListenFn(fc.nodes.Listen),
 	}
 	c := kafkatest.NewCluster(t, append(base, opts...)...)
 	fc.Cluster = c
 	fc.produced = c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Count: -1, Observe: true})
 	fc.initPIDs = c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.InitProducerID}, Count: -1, Observe: true})
 	return fc
-}
-
-// listen is kfake's ListenFn: brokers are created in node order, and
-// addNode names the node of a listener created later.
-func (fc *faultCluster) listen(network, addr string) (net.Listener, error) {
-	l, err := net.Listen(network, addr)
-	if err != nil {
-		return nil, err
-	}
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
-	fl := &faultListener{Listener: l, node: fc.nextNode, hooks: &fc.hooks}
-	fc.byNode[fc.nextNode] = fl
-	fc.nextNode++
-	return fl, nil
 }
 
 // inject installs faults and remembers them, so that the checker can
@@ -148,42 +135,24 @@ func (fc *faultCluster) leaders() []int32 {
 }
 
 // port returns the port a broker listens on.
-func (fc *faultCluster) port(node int32) (int, error) {
-	fc.mu.Lock()
-	fl := fc.byNode[node]
-	fc.mu.Unlock()
-	if fl == nil {
-		return 0, fmt.Errorf("no broker %d", node)
-	}
-	_, p, err := net.SplitHostPort(fl.Addr().String())
-	if err != nil {
-		return 0, err
-	}
-	return strconv.Atoi(p)
-}
+func (fc *faultCluster) port(node int32) (int, error) { return fc.nodes.Port(node) }
 
 // killNode takes a broker down the way a crash does: it leaves the cluster
 // and every connection it accepted is closed (kfake's RemoveNode alone
 // keeps them open).
 func (fc *faultCluster) killNode(node int32) error {
-	fc.mu.Lock()
-	fl := fc.byNode[node]
-	fc.mu.Unlock()
-	if fl == nil {
-		return fmt.Errorf("no broker %d", node)
+	if _, err := fc.nodes.Port(node); err != nil {
+		return err
 	}
 	if err := fc.RemoveNode(node); err != nil {
 		return err
 	}
-	fl.closeConns()
-	return nil
+	return fc.nodes.CloseConns(node)
 }
 
 // restartNode brings a killed broker back with the same id and port.
 func (fc *faultCluster) restartNode(node int32, port int) error {
-	fc.mu.Lock()
-	fc.nextNode = node
-	fc.mu.Unlock()
+	fc.nodes.NextNode(node)
 	got, _, err := fc.AddNode(node, port)
 	if err == nil && got != node {
 		err = fmt.Errorf("broker %d came back as %d", node, got)
@@ -223,41 +192,6 @@ func (fc *faultCluster) runEnded() {
 	fc.mu.Unlock()
 	for _, fn := range fns {
 		fn()
-	}
-}
-
-// faultListener is one broker's listener; it wraps the connections it
-// accepts and remembers them.
-type faultListener struct {
-	net.Listener
-	node  int32
-	hooks *faultHooks
-
-	mu    sync.Mutex // guards conns
-	conns []net.Conn
-}
-
-// Accept wraps and tracks the next connection.
-func (l *faultListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	fcn := &faultConn{Conn: c, node: l.node, hooks: l.hooks, reqs: make(map[int32]requestHeader)}
-	l.mu.Lock()
-	l.conns = append(l.conns, fcn)
-	l.mu.Unlock()
-	return fcn, nil
-}
-
-// closeConns closes every connection accepted so far.
-func (l *faultListener) closeConns() {
-	l.mu.Lock()
-	conns := l.conns
-	l.conns = nil
-	l.mu.Unlock()
-	for _, c := range conns {
-		_ = c.Close()
 	}
 }
 

@@ -149,15 +149,7 @@ func faultBaseArgs(fc *faultCluster) []string {
 }
 
 // faultReport is one json report.
-type faultReport struct {
-	Source    string  `json:"source"`
-	Record    int64   `json:"record"`
-	Topic     string  `json:"topic"`
-	Partition int32   `json:"partition"`
-	Offset    int64   `json:"offset"`
-	Timestamp int64   `json:"timestamp"`
-	Error     *string `json:"error"`
-}
+type faultReport = kafkatest.JSONReport
 
 // faultOutcome is what one scenario run produced: the command's result,
 // its reports by line and the topic's content read back.
