@@ -1,16 +1,21 @@
 // Package kafkatest holds the test helpers that the tests of several
-// packages share, once: starting a kfake cluster (NewCluster) and taking
-// its brokers down (Listeners), reading records back with franz-go's kgo
-// consumer (ConsumeAll, Consume), producing an already encoded record
-// batch (ProduceRaw), running kproduce in-process with a deadline (Run,
-// Start: the caller passes internal/cli's Execute or one command's),
-// building the kproduce binary once per test process (Binary), waiting for
-// a condition instead of sleeping (Poll, WaitFor), a buffer for a run's
-// concurrent output (LockedBuffer) and an environment of the tests' own
-// (RunIsolated).
+// packages share, once:
+//   - clusters: NewCluster starts a kfake cluster for one test (closed at
+//     its cleanup), ProducerCluster and AdminCluster the shared topologies,
+//     Listeners take a broker down as a crash does, Metadata is franz-go's
+//     view of a cluster;
+//   - reading back: ConsumeAll and ConsumeExactly (ReadCommitted),
+//     CommittedValues, RecordCount, Consume, ProduceRaw;
+//   - running kproduce in-process with a deadline: Run and Start with a
+//     RunFunc (internal/cli's Execute), RunCommand, RunReportingCommand
+//     and Resolve for one command built alone;
+//   - the built binary, once per test process: Binary;
+//   - waiting for a condition instead of sleeping: Poll, WaitFor;
+//   - output: LockedBuffer, Lines, ParseJSONReports, ReadStatsJSON;
+//   - the tests' own environment: RunIsolated, WithDefaultConfig.
 //
 // It is used by tests only. It imports no package of kproduce but
-// internal/cli/cmdutil (whose tests must therefore not use it), so that
+// internal/cli/cmdutil (whose own tests therefore do not use it), so that
 // the tests of every other package, pkg/ included, may.
 package kafkatest
 
