@@ -49,7 +49,7 @@ func Resolve[O any](t testing.TB, newCommand func(cmdutil.Streams, func(context.
 		got = o
 		return nil
 	})
-	cmd.SetArgs(args)
+	cmd.SetArgs(noArgs(args))
 	err := cmd.ExecuteContext(context.Background())
 	return got, out.String() + errOut.String(), err
 }

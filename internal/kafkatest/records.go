@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -40,28 +41,68 @@ func ConsumeExactly(t testing.TB, c *kfake.Cluster, topic string, n int, opts ..
 	return recs
 }
 
-// CommittedValues produces a sentinel record to each of the topic's
-// partitions and returns the values visible read_committed before them,
-// in partition and offset order, failing the test unless there are want:
-// the sentinels prove that nothing more is visible.
-func CommittedValues(t testing.TB, c *kfake.Cluster, topic string, partitions int, want int) []string {
+// sentinelPrefix starts the value of every sentinel record.
+const sentinelPrefix = "kafkatest-sentinel-"
+
+// ReadCommittedRecords produces a sentinel record to each partition of topic
+// and returns, by partition in offset order, the records visible
+// read_committed before them (earlier sentinels left out): what a
+// read_committed consumer sees of the topic, all of it, since every
+// transaction that wrote before a sentinel has ended when the sentinel is
+// read.
+func ReadCommittedRecords(t testing.TB, c *kfake.Cluster, topic string) map[int32][]*kgo.Record {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*ConsumeDeadline)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), ReadCommitted())
 	if err != nil {
-		t.Fatalf("producer of sentinels: %v", err)
+		t.Fatalf("client of %s: %v", topic, err)
 	}
 	defer cl.Close()
-	for p := range partitions {
-		r := &kgo.Record{Topic: topic, Partition: int32(p), Value: []byte("sentinel")}
-		if err := cl.ProduceSync(context.Background(), r).FirstErr(); err != nil {
-			t.Fatalf("producing a sentinel to %s: %v", topic, err)
+	sentinel := fmt.Sprintf("%s%d", sentinelPrefix, time.Now().UnixNano())
+	parts := c.PartitionInfos(topic)
+	for _, p := range parts {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Partition: p.Partition, Value: []byte(sentinel)}).FirstErr(); err != nil {
+			t.Fatalf("producing a sentinel to %s/%d: %v", topic, p.Partition, err)
 		}
 	}
-	var out []string
-	for _, r := range ByOffset(ConsumeAll(t, c.ListenAddrs(), topic, want+partitions, ReadCommitted())) {
-		if string(r.Value) != "sentinel" {
-			out = append(out, string(r.Value))
+	out := map[int32][]*kgo.Record{}
+	for seen := 0; seen < len(parts); {
+		fetches := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("reading %s read_committed: %d of %d sentinels seen", topic, seen, len(parts))
 		}
+		for _, fe := range fetches.Errors() {
+			t.Logf("reading %s: fetch %s/%d: %v (retried)", topic, fe.Topic, fe.Partition, fe.Err)
+		}
+		for _, r := range fetches.Records() {
+			switch v := string(r.Value); {
+			case v == sentinel:
+				seen++
+			case !strings.HasPrefix(v, sentinelPrefix):
+				out[r.Partition] = append(out[r.Partition], r)
+			}
+		}
+	}
+	return out
+}
+
+// CommittedValues returns the values of the records of topic visible
+// read_committed (ReadCommittedRecords), in partition and offset order,
+// and fails the test unless there are want.
+func CommittedValues(t testing.TB, c *kfake.Cluster, topic string, want int) []string {
+	t.Helper()
+	var recs []*kgo.Record
+	for _, rs := range ReadCommittedRecords(t, c, topic) {
+		recs = append(recs, rs...)
+	}
+	var out []string
+	for _, r := range ByOffset(recs) {
+		out = append(out, string(r.Value))
+	}
+	if len(out) != want {
+		t.Fatalf("%d records of %s visible read_committed, want %d", len(out), topic, want)
 	}
 	return out
 }

@@ -51,6 +51,7 @@ type Running struct {
 
 // Start starts run with stdin and args in a goroutine of its own.
 func Start(ctx context.Context, run RunFunc, stdin io.Reader, args ...string) *Running {
+	args = noArgs(args)
 	r := &Running{args: args, started: time.Now(), done: make(chan int, 1)}
 	go func() { r.done <- run(ctx, args, cmdutil.Streams{In: stdin, Out: &r.Stdout, Err: &r.Stderr}) }()
 	return r
@@ -136,4 +137,13 @@ func Filter(lines []string, keep func(string) bool) []string {
 		}
 	}
 	return out
+}
+
+// noArgs returns args, an empty list for none: cobra reads a command's
+// arguments from os.Args, the test binary's own, when they are nil.
+func noArgs(args []string) []string {
+	if args == nil {
+		return []string{}
+	}
+	return args
 }

@@ -48,7 +48,7 @@ func TestResumeRefusesChangedOptions(t *testing.T) {
 				"-o", "none", "--transaction-records", "1"}
 			r := runKproduceCtx(t, context.Background(), nil, append(base, "-t", topic, "--count", "2", file)...)
 			require.Equal(t, cmdutil.ExitOK, r.Code, r.Stderr)
-			require.Equal(t, 2, countCommitted(t, c.ListenAddrs(), topic))
+			require.Equal(t, 2, countCommitted(t, c, topic))
 
 			args := append(append(base, "-t", topic), tt.args...)
 			r = runKproduceCtx(t, context.Background(), nil, append(args, file)...)
@@ -56,7 +56,7 @@ func TestResumeRefusesChangedOptions(t *testing.T) {
 			assert.Contains(t, r.Stderr, "--"+tt.option+" was ", "the option is named")
 			assert.Contains(t, r.Stderr, "in the earlier run, ", "with its earlier and its new value")
 			assert.Contains(t, r.Stderr, "nothing was produced")
-			assert.Equal(t, 2, countCommitted(t, c.ListenAddrs(), topic), "nothing more was produced")
+			assert.Equal(t, 2, countCommitted(t, c, topic), "nothing more was produced")
 		})
 	}
 	t.Run("codec and batching may change", func(t *testing.T) {
@@ -67,7 +67,7 @@ func TestResumeRefusesChangedOptions(t *testing.T) {
 		r = runKproduceCtx(t, context.Background(), nil, append(base, "-z", "gzip", "--linger", "50ms", "--batch-size", "64KiB", "--acks", "all", file)...)
 		require.Equal(t, cmdutil.ExitOK, r.Code, r.Stderr)
 		assert.Contains(t, r.Stderr, "resumed after "+file+":2")
-		assert.Equal(t, 4, countCommitted(t, c.ListenAddrs(), "ro-ok"))
+		assert.Equal(t, 4, countCommitted(t, c, "ro-ok"))
 	})
 }
 

@@ -10,11 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/internal/kafkatest"
@@ -72,7 +70,7 @@ func TestSignalRacingTheEndOfInput(t *testing.T) {
 		outcomes[r.Code]++
 		failed := strings.Count(r.Stdout, `"error":`)
 		delivered := strings.Count(r.Stdout, "\n") - failed
-		visible := countCommitted(t, c.ListenAddrs(), topic)
+		visible := countCommitted(t, c, topic)
 		switch r.Code {
 		case cmdutil.ExitOK:
 			assert.Equal(t, records, delivered, "run %d: exit 0 reports every record delivered\n%s", i, r.Stderr)
@@ -90,30 +88,13 @@ func TestSignalRacingTheEndOfInput(t *testing.T) {
 	t.Logf("exit statuses over %d runs: %v", runs, outcomes)
 }
 
-// countCommitted produces a sentinel to partition 0 of topic and returns
-// how many records before it (earlier sentinels left out) are visible
-// read_committed.
-func countCommitted(t *testing.T, addrs []string, topic string) int {
+// countCommitted returns how many records of topic are visible
+// read_committed (see kafkatest.ReadCommittedRecords).
+func countCommitted(t *testing.T, c *kfake.Cluster, topic string) int {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.ConsumeTopics(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-	require.NoError(t, err)
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	sentinel := "sentinel-" + strconv.FormatInt(time.Now().UnixNano(), 10)
-	require.NoError(t, cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Partition: 0, Value: []byte(sentinel)}).FirstErr())
 	n := 0
-	for {
-		fetches := cl.PollFetches(ctx)
-		require.NoError(t, ctx.Err(), "the sentinel of %s", topic)
-		for _, rec := range fetches.Records() {
-			switch {
-			case string(rec.Value) == sentinel:
-				return n
-			case !strings.HasPrefix(string(rec.Value), "sentinel-"):
-				n++
-			}
-		}
+	for _, recs := range kafkatest.ReadCommittedRecords(t, c, topic) {
+		n += len(recs)
 	}
+	return n
 }

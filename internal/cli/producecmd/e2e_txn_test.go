@@ -55,7 +55,7 @@ func TestTransactionCommittedManyPartitions(t *testing.T) {
 	res := produceTo(t, c, strings.NewReader(kafkatest.NumberedLines("k", 300)), "-t", "t", "--partitioner", "round-robin",
 		"--transactional-id", "load-2", "-o", "none")
 	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
-	got := kafkatest.CommittedValues(t, c, "t", 6, 300)
+	got := kafkatest.CommittedValues(t, c, "t", 300)
 	assert.Len(t, got, 300)
 }
 
@@ -82,7 +82,7 @@ func TestTransactionAbortedOnRecordTooLarge(t *testing.T) {
 	assert.Contains(t, *reps[59].Error, "100")
 	assert.Contains(t, res.Stderr, "transaction aborted: -:60: ")
 	assert.Contains(t, res.Stderr, ": 60 records not committed\n")
-	assert.Empty(t, kafkatest.CommittedValues(t, c, "t", 6, 0), "nothing visible read_committed")
+	assert.Empty(t, kafkatest.CommittedValues(t, c, "t", 0), "nothing visible read_committed")
 }
 
 func TestTransactionAbortedOnBrokerError(t *testing.T) {
@@ -103,7 +103,7 @@ func TestTransactionAbortedOnBrokerError(t *testing.T) {
 	assert.Contains(t, res.Stderr, "INVALID_RECORD")
 	assert.Contains(t, res.Stderr, ": 120 records not committed\n")
 	fault.Remove() // for the sentinels
-	assert.Empty(t, kafkatest.CommittedValues(t, c, "t", 6, 0), "nothing visible read_committed")
+	assert.Empty(t, kafkatest.CommittedValues(t, c, "t", 0), "nothing visible read_committed")
 }
 
 func TestTransactionAbortedOnInterrupt(t *testing.T) {
@@ -122,7 +122,7 @@ func TestTransactionAbortedOnInterrupt(t *testing.T) {
 	stderr := run.Stderr.String()
 	assert.Contains(t, stderr, "transaction aborted: interrupted: 5 records not committed\n")
 	assert.Equal(t, 5, strings.Count(stderr, "transaction aborted: interrupted\n"), stderr)
-	assert.Empty(t, kafkatest.CommittedValues(t, c, "t", 6, 0), "nothing visible read_committed")
+	assert.Empty(t, kafkatest.CommittedValues(t, c, "t", 0), "nothing visible read_committed")
 }
 
 func TestTransactionRecordsChunks(t *testing.T) {
@@ -159,7 +159,7 @@ func TestTransactionRecordsChunks(t *testing.T) {
 	for i := 1; i <= 20; i++ {
 		want = append(want, fmt.Sprintf("r%d", i))
 	}
-	assert.Equal(t, want, kafkatest.CommittedValues(t, c, "t", 6, 20), "chunks 1-2 visible, the third not")
+	assert.Equal(t, want, kafkatest.CommittedValues(t, c, "t", 20), "chunks 1-2 visible, the third not")
 }
 
 func TestTransactionUsageErrors(t *testing.T) {
@@ -215,5 +215,5 @@ func TestTransactionCommitUnanswered(t *testing.T) {
 	assert.NotContains(t, res.Stderr, "transaction aborted")
 	require.Positive(t, ends.Load(), "the commit was sent")
 	release()
-	assert.Equal(t, kafkatest.Lines(kafkatest.NumberedLines("r", 5)), kafkatest.CommittedValues(t, c, "t", 6, 5), "the held commit stood")
+	assert.Equal(t, kafkatest.Lines(kafkatest.NumberedLines("r", 5)), kafkatest.CommittedValues(t, c, "t", 5), "the held commit stood")
 }

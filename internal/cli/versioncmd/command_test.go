@@ -18,7 +18,7 @@ import (
 func runVersion(out *bytes.Buffer, args ...string) (string, error) {
 	var errOut bytes.Buffer
 	cmd := NewCommand(cmdutil.Streams{In: strings.NewReader(""), Out: out, Err: &errOut})
-	cmd.SetArgs(args)
+	cmd.SetArgs(append([]string{}, args...)) // never nil: cobra would read os.Args
 	err := cmd.Execute()
 	return errOut.String(), err
 }
@@ -46,7 +46,7 @@ func TestNewCommand(t *testing.T) {
 	assert.Empty(t, out.String())
 
 	cmd := NewCommand(cmdutil.Streams{In: strings.NewReader(""), Out: failingWriter{}, Err: &out})
-	cmd.SetArgs(nil)
+	cmd.SetArgs([]string{})
 	cmdErr := cmd.Execute()
 	require.Error(t, cmdErr)
 	assert.Contains(t, cmdErr.Error(), "writing the version: ")
