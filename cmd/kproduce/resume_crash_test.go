@@ -344,28 +344,46 @@ func TestResumeFinishedFileGrown(t *testing.T) {
 // TestResumeKilledAtRandomMoments kills one load again and again, each
 // run after a random time (seeded), until a run finishes it: wherever
 // the kills land, the topic holds every line exactly once.
+//
+// While runs commit nothing (the machine, loaded, is slower than the
+// window of random times needs), the window doubles every third run, so
+// that the load ends however loaded the machine is.
 func TestResumeKilledAtRandomMoments(t *testing.T) {
 	t.Parallel()
 	c := resumeCluster(t)
+	var commits atomic.Int32
+	c.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if ofLoad(req) {
+			commits.Add(1)
+		}
+		return nil, nil, false
+	})
 	file := kafkatest.WriteFile(t, t.TempDir(), "load.txt", resumeLines(1, resumeRecords))
 	rng := rand.New(rand.NewPCG(14, 200_000))
-	kills := 0
+	window, stalled, kills := 250*time.Millisecond, 0, 0
 	for run := 1; ; run++ {
 		require.Less(t, run, 60, "the load never finished")
+		committed := commits.Load()
 		proc := startProcess(t, nil, resumeArgs(c, file)...)
-		delay := time.Duration(rng.IntN(250)) * time.Millisecond
+		delay := time.Duration(rng.IntN(int(window/time.Millisecond))) * time.Millisecond
 		select {
 		case <-proc.done:
 		case <-time.After(delay):
 			_ = proc.cmd.Process.Kill()
 		}
 		code, _ := proc.wait(t, resumeWithin)
-		t.Logf("run %d: kill after %v: exit %d: %s", run, delay, code, strings.TrimSpace(proc.stderr.String()))
+		t.Logf("run %d: kill after %v of %v: exit %d: %s", run, delay.Round(time.Millisecond), window, code, strings.TrimSpace(proc.stderr.String()))
 		if code == cmdutil.ExitOK {
 			break
 		}
 		require.Equal(t, killedExit, code, proc.stderr.String())
 		kills++
+		if stalled++; commits.Load() > committed {
+			stalled = 0
+		} else if stalled == 3 {
+			window, stalled = 2*window, 0
+		}
 	}
 	t.Logf("%d runs killed", kills)
 	assertExactlyOnce(t, c, 1, resumeRecords)
