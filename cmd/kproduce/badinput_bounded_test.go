@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/kafkatest"
+	"github.com/kproduce/kproduce/pkg/network/networktest"
 )
 
 // sparseFile makes a file of size bytes of zeros that takes no disk space.
@@ -39,7 +41,7 @@ func TestBoundedRecordLimitAboveWhatCanBeSent(t *testing.T) {
 		{[]string{"--max-record-bytes", "3GiB", "--max-request-size", "2000MiB"}, []string{"--max-record-bytes 3221225472", "--max-request-size 2097152000"}},
 		{[]string{"--max-record-bytes", "64MiB", "--max-request-size", "100MiB"}, []string{"--max-record-bytes 67108864", "--buffer-memory 8388608"}},
 	} {
-		proc := startProcess(t, nil, append([]string{"-b", closedAddr(t), "-t", "t", big}, tc.args...)...)
+		proc := startProcess(t, nil, append([]string{"-b", networktest.ClosedAddr(t), "-t", "t", big}, tc.args...)...)
 		code, took := proc.wait(t, time.Minute)
 		assert.Equal(t, cmdutil.ExitUsage, code, proc.stderr.String())
 		assert.Less(t, took, 5*time.Second)
@@ -56,10 +58,10 @@ func TestBoundedRecordLimitAboveWhatCanBeSent(t *testing.T) {
 func TestBoundedTwoGiBRecord(t *testing.T) {
 	t.Parallel()
 	big := sparseFile(t, 2<<30)
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	for _, format := range []string{"lines", "json"} {
 		t.Run(format, func(t *testing.T) {
-			proc := startProcess(t, nil, "-b", brokersFlag(c), "-t", "t", "-f", format, "--max-record-bytes", "256MiB",
+			proc := startProcess(t, nil, "-b", kafkatest.Brokers(c), "-t", "t", "-f", format, "--max-record-bytes", "256MiB",
 				"--max-request-size", "256MiB", "--buffer-memory", "256MiB", big)
 			peak := proc.trackPeakRSS(t)
 			code, took := proc.wait(t, 2*time.Minute)
@@ -86,12 +88,12 @@ func TestBoundedDevZero(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
 	}
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	for _, format := range []string{"lines", "json", `%v\n`} {
 		t.Run(format, func(t *testing.T) {
-			proc := startProcess(t, nil, "-b", brokersFlag(c), "-t", "t", "-f", format, "--close-timeout", "1s", "/dev/zero")
+			proc := startProcess(t, nil, "-b", kafkatest.Brokers(c), "-t", "t", "-f", format, "--close-timeout", "1s", "/dev/zero")
 			start := time.Now()
-			waitFor(t, 10*time.Second, "the failure of record 1", func() bool {
+			kafkatest.WaitFor(t, 10*time.Second, "the failure of record 1", func() bool {
 				return strings.Contains(proc.stderr.String(), "/dev/zero:1: t/-1: ")
 			})
 			took := time.Since(start)

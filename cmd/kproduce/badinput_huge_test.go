@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
 // hugeRecord generates head, then left filler bytes, then tail, without
@@ -76,10 +77,10 @@ func TestBadInputHugeRecord(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.format, func(t *testing.T) {
-			c := e2eCluster(t)
+			c := kafkatest.ProducerCluster(t)
 			gen := newHugeRecord(tc.head, tc.tail, tc.filler, hugeLine)
 			proc := startProcess(t, func(cmd *exec.Cmd) { cmd.Stdin = gen },
-				"-b", brokersFlag(c), "-t", "t", "-f", tc.format, "--log-level", "error")
+				"-b", kafkatest.Brokers(c), "-t", "t", "-f", tc.format, "--log-level", "error")
 			peakRSS := proc.trackPeakRSS(t)
 			code, elapsed := proc.wait(t, 2*time.Minute)
 			rss := peakRSS()
@@ -87,14 +88,14 @@ func TestBadInputHugeRecord(t *testing.T) {
 			require.Equal(t, cmdutil.ExitFailed, code, proc.stderr.String())
 			assert.Less(t, rss, int64(maxPeakRSS), "peak resident memory")
 			want := len(tc.before) + len(tc.after)
-			assert.Len(t, lines(proc.stdout.String()), want)
-			errs := lines(proc.stderr.String())
+			assert.Len(t, kafkatest.Lines(proc.stdout.String()), want)
+			errs := kafkatest.Lines(proc.stderr.String())
 			require.Len(t, errs, 2, proc.stderr.String())
 			// Reported as the limit is crossed, before the record's end.
 			assert.Regexp(t, fmt.Sprintf(`^error: -:%d: t/-1: record too large: more than --max-record-bytes %d: no delimiter in its first \d+ bytes;`,
 				len(tc.before)+1, 1<<20), errs[0])
 			assert.Equal(t, fmt.Sprintf("%d delivered, 1 failed", want), errs[1])
-			recs := recordByValue(t, consumeExactly(t, c, "t", want))
+			recs := kafkatest.ByValue(t, kafkatest.ConsumeExactly(t, c, "t", want))
 			for _, v := range append(tc.before, tc.after...) {
 				assert.Contains(t, recs, v)
 			}

@@ -7,8 +7,10 @@
 // the exit status. The command line is internal/cli and the packages
 // below it; the producer is pkg/sender.
 //
-// The tests here drive the whole command, in-process or as a built
-// binary, against real brokers (kfake, fake peers speaking the protocol)
-// and read the records back: end to end, faults, peers, signals and bad
-// input.
+// The tests here are those that need the built binary, a process of its
+// own: signals (SIGINT, SIGTERM, SIGHUP; a second one), closed pipes, the
+// exit status, peak memory on huge input, runs as another user, fake
+// peers that misbehave on the wire, and --resume loads killed at chosen
+// requests. Each command's behaviour is tested in-process beside it
+// (internal/cli/producecmd, checkcmd, metadatacmd, configcmd, versioncmd).
 package main

@@ -13,6 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kversion"
+
+	"github.com/kproduce/kproduce/internal/kafkatest"
+	"github.com/kproduce/kproduce/pkg/network/networktest"
 )
 
 // bootstrapRun is a kproduce process against a cluster it cannot reach,
@@ -60,7 +63,7 @@ func runBootstrap(t *testing.T, env []string, args ...string) bootstrapRun {
 // long: only the bootstrap timeout may end these runs.
 func TestE2EBootstrapFailures(t *testing.T) {
 	t.Parallel()
-	certs := newTestCerts(t)
+	certs := networktest.NewCertFiles(t)
 	httpPeer := newRawServer(t, func(c net.Conn) {
 		var b [1]byte
 		if _, err := c.Read(b[:]); err == nil {
@@ -74,23 +77,23 @@ func TestE2EBootstrapFailures(t *testing.T) {
 		final bool // ends before the bootstrap timeout
 		want  string
 	}{
-		{name: "connection refused", addr: func(t *testing.T) string { return closedAddr(t) }, want: `connection refused \(is a broker listening there\? check the host and port\)`},
+		{name: "connection refused", addr: func(t *testing.T) string { return networktest.ClosedAddr(t) }, want: `connection refused \(is a broker listening there\? check the host and port\)`},
 		{name: "unknown host", addr: func(*testing.T) string { return "kafak.invalid:9092" },
 			want: `kafak.invalid:9092: .*\((no such host|cannot resolve) "kafak.invalid": check the name`},
 		{name: "plaintext to a TLS listener", final: true, want: `is the listener TLS\? try --tls`,
 			addr: func(t *testing.T) string {
-				return securityCluster(t, kfake.TLS(certs.ServerTLS(false))).ListenAddrs()[0]
+				return kafkatest.ProducerCluster(t, kfake.TLS(certs.ServerTLS(false))).ListenAddrs()[0]
 			}},
 		{name: "TLS to a plaintext listener", final: true, want: `try without --tls`, args: []string{"--tls-ca", certs.CA},
-			addr: func(t *testing.T) string { return securityCluster(t).ListenAddrs()[0] }},
+			addr: func(t *testing.T) string { return kafkatest.ProducerCluster(t).ListenAddrs()[0] }},
 		{name: "SASL required", final: true, want: `answered ApiVersions, then closed the connection .*does the listener require SASL\?`,
 			addr: func(t *testing.T) string {
-				return securityCluster(t, kfake.EnableSASL(), kfake.Superuser("PLAIN", "u", "p")).ListenAddrs()[0]
+				return kafkatest.ProducerCluster(t, kfake.EnableSASL(), kfake.Superuser("PLAIN", "u", "p")).ListenAddrs()[0]
 			}},
 		{name: "not Kafka", final: true, want: `HTTP server`, addr: func(*testing.T) string { return httpPeer.addr() }},
 		{name: "Metadata below v4", final: true, want: `Metadata: the broker supports v0-v2, kproduce speaks v4-v12 .*upgrade the broker`,
 			addr: func(t *testing.T) string {
-				return securityCluster(t, kfake.MaxVersions(kversion.V0_10_2())).ListenAddrs()[0]
+				return kafkatest.ProducerCluster(t, kfake.MaxVersions(kversion.V0_10_2())).ListenAddrs()[0]
 			}},
 	}
 	const timeout = 3 * time.Second
@@ -112,10 +115,10 @@ func TestE2EBootstrapFailures(t *testing.T) {
 			}
 			require.GreaterOrEqual(t, res.firstNotice, time.Duration(0), "a notice on stderr")
 			assert.Less(t, res.firstNotice, time.Second+time.Second/2, "the first failure is told at once")
-			notices := linesWith(res.stderr, "kproduce: ")
+			notices := kafkatest.LinesWith(res.stderr, "kproduce: ")
 			require.NotEmpty(t, notices)
 			assert.Contains(t, notices[0], addr)
-			fatal := filter(lines(res.stderr), func(l string) bool {
+			fatal := kafkatest.Filter(kafkatest.Lines(res.stderr), func(l string) bool {
 				return strings.HasPrefix(l, "error: ") && !strings.HasPrefix(l, "error: -:")
 			})
 			require.Len(t, fatal, 1, "one final error:\n%s", res.stderr)
@@ -146,7 +149,7 @@ func TestE2EBootstrapTimeoutSettings(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			args := append([]string{"-b", closedAddr(t), "-t", "t"}, tt.args...)
+			args := append([]string{"-b", networktest.ClosedAddr(t), "-t", "t"}, tt.args...)
 			res := runBootstrap(t, tt.env, args...)
 			assert.Equal(t, 1, res.code, res.stderr)
 			assert.GreaterOrEqual(t, res.took, tt.want)
@@ -164,11 +167,11 @@ func TestE2EMetadataBootstrapTimeout(t *testing.T) {
 	for _, sub := range []string{"metadata", "check"} {
 		t.Run(sub, func(t *testing.T) {
 			t.Parallel()
-			res := runBootstrap(t, nil, sub, "-b", closedAddr(t), "-t", "t", "--timeout", "1m", "--bootstrap-timeout", "1s")
+			res := runBootstrap(t, nil, sub, "-b", networktest.ClosedAddr(t), "-t", "t", "--timeout", "1m", "--bootstrap-timeout", "1s")
 			t.Logf("stderr:\n%s", res.stderr)
 			assert.Equal(t, 1, res.code)
 			assert.Less(t, res.took, 5*time.Second)
-			assert.Len(t, linesWith(res.stderr, "kproduce: "), 1)
+			assert.Len(t, kafkatest.LinesWith(res.stderr, "kproduce: "), 1)
 			assert.Contains(t, res.stderr, "no bootstrap broker answered within 1s (--bootstrap-timeout)")
 		})
 	}

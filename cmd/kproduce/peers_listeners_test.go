@@ -15,6 +15,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kproduce/kproduce/internal/kafkatest"
+	"github.com/kproduce/kproduce/pkg/network/networktest"
 )
 
 // peerDeliveryTimeout is the --delivery-timeout of the hostile peer
@@ -47,15 +50,15 @@ func peerRun(t *testing.T, addr string, within time.Duration, reason *regexp.Reg
 	t.Helper()
 	proc := startProcess(t, func(cmd *exec.Cmd) { cmd.Stdin = strings.NewReader("a\nb\nc\n") }, peerArgs(addr, extra...)...)
 	code, elapsed := proc.wait(t, within+time.Minute)
-	res := runResult{Stdout: proc.stdout.String(), Stderr: proc.stderr.String(), Code: code}
+	res := kafkatest.Result{Stdout: proc.stdout.String(), Stderr: proc.stderr.String(), Code: code}
 	cpu := proc.cpuTime()
 	t.Logf("exit %d after %v (cpu %v); stderr:\n%s", res.Code, elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond), res.Stderr)
 	require.Equal(t, 1, res.Code, res.Stderr)
 	assert.Less(t, elapsed, within, "the run must end in bounded time")
 	assertNoSpin(t, cpu, elapsed)
 	assert.Empty(t, res.Stdout)
-	errs := lines(res.Stderr)
-	failures := linesWith(res.Stderr, "error: -:")
+	errs := kafkatest.Lines(res.Stderr)
+	failures := kafkatest.LinesWith(res.Stderr, "error: -:")
 	sort.Strings(failures)
 	switch {
 	case fatal && len(failures) == 0:
@@ -66,7 +69,7 @@ func peerRun(t *testing.T, addr string, within time.Duration, reason *regexp.Reg
 		return nil
 	case fatal:
 		require.Len(t, errs, len(failures)+2, "the records read, the cause and the summary:\n%s", res.Stderr)
-		cause := filter(errs, func(l string) bool { return !strings.HasPrefix(l, "error: -:") && strings.Contains(l, addr) })
+		cause := kafkatest.Filter(errs, func(l string) bool { return !strings.HasPrefix(l, "error: -:") && strings.Contains(l, addr) })
 		require.Len(t, cause, 1, "one line names the broker and the cause:\n%s", res.Stderr)
 		assert.Regexp(t, `^error: .*`+reason.String(), cause[0])
 	default:
@@ -94,7 +97,7 @@ func assertNoSpin(t *testing.T, cpu, elapsed time.Duration) {
 // once the delivery timeout passes, naming the address and the refusal.
 func TestPeersNoListener(t *testing.T) {
 	t.Parallel()
-	addr := closedAddr(t)
+	addr := networktest.ClosedAddr(t)
 	peerRun(t, addr, peerDeliveryTimeout+peerMargin,
 		regexp.MustCompile(regexp.QuoteMeta(addr)+`.*connection refused`), false)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/kafkatest"
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
@@ -133,8 +134,8 @@ func TestPeersLeaderlessPartition(t *testing.T) {
 	require.Equal(t, cmdutil.ExitFailed, code, proc.stderr.String())
 	assert.Less(t, elapsed, peerDeliveryTimeout+peerMargin)
 	assertNoSpin(t, cpu, elapsed)
-	assert.Equal(t, []string{"t/1@0"}, lines(proc.stdout.String()))
-	errs := lines(proc.stderr.String())
+	assert.Equal(t, []string{"t/1@0"}, kafkatest.Lines(proc.stdout.String()))
+	errs := kafkatest.Lines(proc.stderr.String())
 	require.Len(t, errs, 3, proc.stderr.String())
 	assert.Regexp(t, `^error: -:1: t/2: delivery timeout expired: .*LEADER_NOT_AVAILABLE`, errs[0])
 	assert.Regexp(t, `^error: -:3: t/2: delivery timeout expired: .*LEADER_NOT_AVAILABLE`, errs[1])

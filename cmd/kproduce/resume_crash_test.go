@@ -21,13 +21,15 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/cli/producecmd"
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
 // resumeCluster is a cluster for one load test; the checkpoint topic is
 // created by the first run.
 func resumeCluster(t *testing.T) *kfake.Cluster {
 	t.Helper()
-	return e2eCluster(t)
+	return kafkatest.ProducerCluster(t)
 }
 
 // killedExit is the exit code of a SIGKILLed process.
@@ -63,7 +65,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		t.Run(tc.point.String(), func(t *testing.T) {
 			t.Parallel()
 			c := resumeCluster(t)
-			file := e2eWriteFile(t, t.TempDir(), "load.txt", resumeLines(1, resumeRecords))
+			file := kafkatest.WriteFile(t, t.TempDir(), "load.txt", resumeLines(1, resumeRecords))
 			k := armKiller(c, tc.point)
 			code, stderr := k.run(t, nil, resumeArgs(c, file)...)
 			require.True(t, k.killed(), "the kill point was reached; exit %d: %s", code, stderr)
@@ -109,7 +111,7 @@ func assertResumedAfter(t *testing.T, stderr, file string, committed int64) {
 func TestResumeKilledAgain(t *testing.T) {
 	t.Parallel()
 	c := resumeCluster(t)
-	file := e2eWriteFile(t, t.TempDir(), "load.txt", resumeLines(1, resumeRecords))
+	file := kafkatest.WriteFile(t, t.TempDir(), "load.txt", resumeLines(1, resumeRecords))
 	for i, point := range []killPoint{
 		{key: kmsg.EndTxn, nth: 4},
 		{key: kmsg.Fetch, nth: 1},          // reading the checkpoint back
@@ -136,7 +138,7 @@ func TestResumeKilledAgain(t *testing.T) {
 func TestResumeAfterSIGINT(t *testing.T) {
 	t.Parallel()
 	c := resumeCluster(t)
-	file := e2eWriteFile(t, t.TempDir(), "load.txt", resumeLines(1, resumeRecords))
+	file := kafkatest.WriteFile(t, t.TempDir(), "load.txt", resumeLines(1, resumeRecords))
 	var ended atomic.Int32
 	hold := make(chan struct{})
 	t.Cleanup(func() { close(hold) })
@@ -148,7 +150,7 @@ func TestResumeAfterSIGINT(t *testing.T) {
 		return nil, nil, false
 	})
 	proc := startProcess(t, nil, resumeArgs(c, file)...)
-	waitFor(t, time.Minute, "the fourth commit", func() bool { return ended.Load() >= 4 })
+	kafkatest.WaitFor(t, time.Minute, "the fourth commit", func() bool { return ended.Load() >= 4 })
 	proc.signal(t, syscall.SIGINT)
 	code, _ := proc.wait(t, time.Minute)
 	assert.Equal(t, cmdutil.ExitInterrupted, code, proc.stderr.String())
@@ -167,7 +169,7 @@ func TestResumeAfterSIGINT(t *testing.T) {
 func TestResumeAfterAbortedChunk(t *testing.T) {
 	t.Parallel()
 	c := resumeCluster(t)
-	file := e2eWriteFile(t, t.TempDir(), "load.txt", resumeLines(1, resumeRecords))
+	file := kafkatest.WriteFile(t, t.TempDir(), "load.txt", resumeLines(1, resumeRecords))
 	// The first Produce after two commits fails: the third chunk is
 	// aborted, whatever the number of requests a chunk takes.
 	var ended atomic.Int32
@@ -204,7 +206,7 @@ func TestResumeRefusesChangedInput(t *testing.T) {
 	c := resumeCluster(t)
 	dir := t.TempDir()
 	data := resumeLines(1, resumeRecords)
-	file := e2eWriteFile(t, dir, "load.txt", data)
+	file := kafkatest.WriteFile(t, dir, "load.txt", data)
 	k := armKiller(c, killPoint{afterEndTxn: 3})
 	_, _ = k.run(t, nil, resumeArgs(c, file)...)
 	require.True(t, k.killed())
@@ -227,7 +229,7 @@ func TestResumeRefusesChangedInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := file
 			if tc.other {
-				path = e2eWriteFile(t, dir, "other.txt", tc.data)
+				path = kafkatest.WriteFile(t, dir, "other.txt", tc.data)
 			} else {
 				require.NoError(t, os.WriteFile(file, tc.data, 0o600))
 			}
@@ -254,9 +256,9 @@ func TestResumeSeveralFiles(t *testing.T) {
 	c := resumeCluster(t)
 	dir := t.TempDir()
 	files := []string{
-		e2eWriteFile(t, dir, "part-1.txt", resumeLines(1, 70_000)),
-		e2eWriteFile(t, dir, "part-2.txt", resumeLines(70_001, 70_000)),
-		e2eWriteFile(t, dir, "part-3.txt", resumeLines(140_001, 60_000)),
+		kafkatest.WriteFile(t, dir, "part-1.txt", resumeLines(1, 70_000)),
+		kafkatest.WriteFile(t, dir, "part-2.txt", resumeLines(70_001, 70_000)),
+		kafkatest.WriteFile(t, dir, "part-3.txt", resumeLines(140_001, 60_000)),
 	}
 	k := armKiller(c, killPoint{key: kmsg.EndTxn, nth: 11}) // 110,000 records: inside part-2
 	_, _ = k.run(t, nil, resumeArgs(c, files...)...)
@@ -307,7 +309,8 @@ func TestResumeStdinPipe(t *testing.T) {
 	statsFile := filepath.Join(t.TempDir(), "stats.json")
 	code, stderr := runLoad(t, pipeStdin(t, data), append(resumeArgs(c), "--stats-json", statsFile)...)
 	require.Equal(t, cmdutil.ExitOK, code, stderr)
-	stats := readStatsJSON(t, statsFile)
+	var stats producecmd.StatsSummary
+	kafkatest.ReadStatsJSON(t, statsFile, &stats)
 	assert.Equal(t, int64(90_000), stats.RecordsSkipped, "--stats counts the skipped records apart")
 	assert.Equal(t, int64(110_000), stats.RecordsDelivered)
 	source, _, committed, ok := resumedAt(stderr)
@@ -328,7 +331,7 @@ func TestResumeStdinPipe(t *testing.T) {
 func TestResumeFinishedFileGrown(t *testing.T) {
 	t.Parallel()
 	c := resumeCluster(t)
-	file := e2eWriteFile(t, t.TempDir(), "load.txt", resumeLines(1, 25_000))
+	file := kafkatest.WriteFile(t, t.TempDir(), "load.txt", resumeLines(1, 25_000))
 	code, stderr := runLoad(t, nil, resumeArgs(c, file)...)
 	require.Equal(t, cmdutil.ExitOK, code, stderr)
 	assert.Contains(t, stderr, "3 transactions committed: 25000 records")
@@ -341,28 +344,46 @@ func TestResumeFinishedFileGrown(t *testing.T) {
 // TestResumeKilledAtRandomMoments kills one load again and again, each
 // run after a random time (seeded), until a run finishes it: wherever
 // the kills land, the topic holds every line exactly once.
+//
+// While runs commit nothing (the machine, loaded, is slower than the
+// window of random times needs), the window doubles every third run, so
+// that the load ends however loaded the machine is.
 func TestResumeKilledAtRandomMoments(t *testing.T) {
 	t.Parallel()
 	c := resumeCluster(t)
-	file := e2eWriteFile(t, t.TempDir(), "load.txt", resumeLines(1, resumeRecords))
+	var commits atomic.Int32
+	c.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if ofLoad(req) {
+			commits.Add(1)
+		}
+		return nil, nil, false
+	})
+	file := kafkatest.WriteFile(t, t.TempDir(), "load.txt", resumeLines(1, resumeRecords))
 	rng := rand.New(rand.NewPCG(14, 200_000))
-	kills := 0
+	window, stalled, kills := 250*time.Millisecond, 0, 0
 	for run := 1; ; run++ {
 		require.Less(t, run, 60, "the load never finished")
+		committed := commits.Load()
 		proc := startProcess(t, nil, resumeArgs(c, file)...)
-		delay := time.Duration(rng.IntN(250)) * time.Millisecond
+		delay := time.Duration(rng.IntN(int(window/time.Millisecond))) * time.Millisecond
 		select {
 		case <-proc.done:
 		case <-time.After(delay):
 			_ = proc.cmd.Process.Kill()
 		}
 		code, _ := proc.wait(t, resumeWithin)
-		t.Logf("run %d: kill after %v: exit %d: %s", run, delay, code, strings.TrimSpace(proc.stderr.String()))
+		t.Logf("run %d: kill after %v of %v: exit %d: %s", run, delay.Round(time.Millisecond), window, code, strings.TrimSpace(proc.stderr.String()))
 		if code == cmdutil.ExitOK {
 			break
 		}
 		require.Equal(t, killedExit, code, proc.stderr.String())
 		kills++
+		if stalled++; commits.Load() > committed {
+			stalled = 0
+		} else if stalled == 3 {
+			window, stalled = 2*window, 0
+		}
 	}
 	t.Logf("%d runs killed", kills)
 	assertExactlyOnce(t, c, 1, resumeRecords)
@@ -373,7 +394,7 @@ func TestResumeKilledAtRandomMoments(t *testing.T) {
 func TestResumeCount(t *testing.T) {
 	t.Parallel()
 	c := resumeCluster(t)
-	file := e2eWriteFile(t, t.TempDir(), "load.txt", resumeLines(1, 60_000))
+	file := kafkatest.WriteFile(t, t.TempDir(), "load.txt", resumeLines(1, 60_000))
 	args := func(count string) []string { return append(resumeArgs(c, file), "--count", count) }
 	code, stderr := runLoad(t, nil, args("25000")...)
 	require.Equal(t, cmdutil.ExitOK, code, stderr)
@@ -400,7 +421,7 @@ func TestResumeAfterCommitOutcomeUnknown(t *testing.T) {
 		t.Run(fmt.Sprintf("applied=%v", applied), func(t *testing.T) {
 			t.Parallel()
 			c := resumeCluster(t)
-			file := e2eWriteFile(t, t.TempDir(), "load.txt", resumeLines(1, resumeRecords))
+			file := kafkatest.WriteFile(t, t.TempDir(), "load.txt", resumeLines(1, resumeRecords))
 			wake := make(chan struct{})
 			var once sync.Once
 			release := func() { once.Do(func() { close(wake) }) }
@@ -431,7 +452,7 @@ func TestResumeAfterCommitOutcomeUnknown(t *testing.T) {
 			holding.Store(false)
 			release()
 			// The held requests are handled before the next run's.
-			waitFor(t, 10*time.Second, "the held commits handled", func() bool { return woken.Load() == held.Load() })
+			kafkatest.WaitFor(t, 10*time.Second, "the held commits handled", func() bool { return woken.Load() == held.Load() })
 
 			code, stderr = runLoad(t, nil, resumeArgs(c, file)...)
 			require.Equal(t, cmdutil.ExitOK, code, stderr)

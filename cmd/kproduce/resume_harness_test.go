@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os/exec"
 	"regexp"
@@ -15,8 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
 // The --resume tests run the real binary as a child process, SIGKILL it
@@ -46,7 +46,7 @@ func resumeLines(first, n int) []byte {
 
 // resumeArgs is the command of a load of files.
 func resumeArgs(c *kfake.Cluster, files ...string) []string {
-	return append([]string{"-b", brokersFlag(c), "-t", resumeTopic, "-K", ":", "--transactional-id", resumeTxnID,
+	return append([]string{"-b", kafkatest.Brokers(c), "-t", resumeTopic, "-K", ":", "--transactional-id", resumeTxnID,
 		"--transaction-records", strconv.Itoa(resumeChunk), "--resume", "-o", "none", "--linger", "2ms"}, files...)
 }
 
@@ -208,48 +208,13 @@ func resumedAt(stderr string) (source string, number, committed int64, ok bool) 
 	return m[1], num(m[2]), num(m[3]), true
 }
 
-// readBack puts a sentinel at the end of every partition of topic and
-// reads everything before the sentinels read_committed.
-func readBack(t *testing.T, c *kfake.Cluster, topic string) map[int32][]*kgo.Record {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	parts := c.PartitionInfos(topic)
-	prod, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	require.NoError(t, err)
-	defer prod.Close()
-	for _, p := range parts {
-		require.NoError(t, prod.ProduceSync(ctx, &kgo.Record{Topic: topic, Partition: p.Partition, Value: []byte("sentinel")}).FirstErr())
-	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-	require.NoError(t, err)
-	defer cl.Close()
-	out := map[int32][]*kgo.Record{}
-	for seen := 0; seen < len(parts); {
-		fetches := cl.PollFetches(ctx)
-		require.NoError(t, ctx.Err(), "sentinels seen: %d of %d", seen, len(parts))
-		for _, fe := range fetches.Errors() {
-			t.Logf("fetch error %s/%d: %v", fe.Topic, fe.Partition, fe.Err)
-		}
-		for _, r := range fetches.Records() {
-			if string(r.Value) == "sentinel" {
-				seen++
-				continue
-			}
-			out[r.Partition] = append(out[r.Partition], r)
-		}
-	}
-	return out
-}
-
 // assertExactlyOnce checks that the topic holds the lines first..last of
 // the input, each exactly once, in input order within each partition.
 func assertExactlyOnce(t *testing.T, c *kfake.Cluster, first, last int) {
 	t.Helper()
 	seen := make(map[int]int, last-first+1)
 	total, outOfOrder := 0, 0
-	for p, recs := range readBack(t, c, resumeTopic) {
+	for p, recs := range kafkatest.ReadCommittedRecords(t, c, resumeTopic) {
 		prev := -1
 		for _, r := range recs {
 			n, err := strconv.Atoi(string(r.Value))

@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
 // signalMargin is what an interrupted run may take beyond its
@@ -84,18 +85,6 @@ func (f *feeder) halt() {
 	<-f.done
 }
 
-// waitFor polls cond until it holds, failing the test after within.
-func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // TestSignalsInterruptMidStream sends SIGINT, then SIGTERM in another run,
 // to the real binary while records flow in through an open pipe and the
 // brokers hold the produce requests after the first few: the flush after
@@ -116,17 +105,17 @@ func TestSignalsInterruptMidStream(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.sig.String(), func(t *testing.T) {
 			t.Parallel()
-			c := e2eCluster(t)
+			c := kafkatest.ProducerCluster(t)
 			produces := heldProduces(t, c, 3)
 			var stdin io.WriteCloser
 			proc := startProcess(t, func(cmd *exec.Cmd) {
 				var err error
 				stdin, err = cmd.StdinPipe()
 				require.NoError(t, err)
-			}, append([]string{"-b", brokersFlag(c), "-t", "t", "--linger", "0s", "-o", "json"}, tc.args...)...)
+			}, append([]string{"-b", kafkatest.Brokers(c), "-t", "t", "--linger", "0s", "-o", "json"}, tc.args...)...)
 			feed := startFeeder(stdin)
 			defer feed.halt()
-			waitFor(t, streamWait, "a held produce request and records behind it", func() bool {
+			kafkatest.WaitFor(t, streamWait, "a held produce request and records behind it", func() bool {
 				return produces.Load() > 3 && feed.written.Load() > 50
 			})
 			sent := time.Now()
@@ -141,7 +130,7 @@ func TestSignalsInterruptMidStream(t *testing.T) {
 			delivered := assertEachReadRecordReported(t, proc, int(feed.written.Load()))
 			assert.Equal(t, fmt.Sprintf("%d delivered, %d failed", delivered, countFailedJSON(t, proc)),
 				strings.TrimSpace(proc.stderr.String()))
-			consumeExactly(t, c, "t", delivered)
+			kafkatest.ConsumeExactly(t, c, "t", delivered)
 		})
 	}
 }
@@ -152,7 +141,7 @@ func TestSignalsInterruptMidStream(t *testing.T) {
 // delivered.
 func assertEachReadRecordReported(t *testing.T, proc *process, written int) int {
 	t.Helper()
-	reps := parseJSONReports(t, proc.stdout.String())
+	reps := kafkatest.ParseJSONReports(t, proc.stdout.String())
 	require.NotEmpty(t, reps)
 	seen := make(map[int64]int)
 	delivered := 0
@@ -179,7 +168,7 @@ func assertEachReadRecordReported(t *testing.T, proc *process, written int) int 
 func countFailedJSON(t *testing.T, proc *process) int {
 	t.Helper()
 	n := 0
-	for _, r := range parseJSONReports(t, proc.stdout.String()) {
+	for _, r := range kafkatest.ParseJSONReports(t, proc.stdout.String()) {
 		if r.Error != nil {
 			n++
 		}
@@ -192,19 +181,22 @@ func countFailedJSON(t *testing.T, proc *process) int {
 // produce requests the brokers hold (with a long --close-timeout).
 func TestSignalsSecondInterruptExitsAtOnce(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	produces := heldProduces(t, c, 0)
 	var stdin io.WriteCloser
 	proc := startProcess(t, func(cmd *exec.Cmd) {
 		var err error
 		stdin, err = cmd.StdinPipe()
 		require.NoError(t, err)
-	}, "-b", brokersFlag(c), "-t", "t", "--linger", "0s", "--close-timeout", "1m")
+	}, "-b", kafkatest.Brokers(c), "-t", "t", "--linger", "0s", "--close-timeout", "1m")
 	feed := startFeeder(stdin)
 	defer feed.halt()
-	waitFor(t, streamWait, "held produce requests", func() bool { return produces.Load() > 0 })
+	kafkatest.WaitFor(t, streamWait, "held produce requests", func() bool { return produces.Load() > 0 })
 	proc.signal(t, syscall.SIGINT)
-	// The flush is bounded by a minute: the run must still be waiting.
+	kafkatest.WaitFor(t, streamWait, "the first signal to be delivered", func() bool { return !proc.signalPending(syscall.SIGINT) })
+	// The flush is bounded by a minute: the run must still be waiting a
+	// while after the signal. (Waiting here is what is checked: that
+	// nothing happens for 300 ms; it synchronises nothing.)
 	time.Sleep(300 * time.Millisecond)
 	require.False(t, proc.exited(), "the first signal must not end the run while the flush waits; stderr:\n%s", proc.stderr.String())
 	sent := time.Now()
@@ -218,20 +210,18 @@ func TestSignalsSecondInterruptExitsAtOnce(t *testing.T) {
 // run whose input is a named pipe no writer has opened yet.
 func TestSignalsInterruptWhileWaitingForAFIFOWriter(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
-	proc := startProcess(t, nil, "-b", brokersFlag(c), "-t", "t", "--close-timeout", "1s", fifo)
-	// Nothing observable happens while kproduce waits for a writer; give
-	// it the time to get there.
-	time.Sleep(300 * time.Millisecond)
+	proc := startProcess(t, nil, "-b", kafkatest.Brokers(c), "-t", "t", "--close-timeout", "1s", fifo)
+	kafkatest.WaitFor(t, streamWait, "kproduce to wait for a writer of the fifo", proc.waitingForFIFOWriter)
 	sent := time.Now()
 	proc.signal(t, syscall.SIGINT)
 	code, _ := proc.wait(t, time.Minute)
 	assert.Equal(t, cmdutil.ExitInterrupted, code, proc.stderr.String())
 	assert.Less(t, time.Since(sent), time.Second+signalMargin)
 	assert.Empty(t, proc.stdout.String())
-	requireTopicEmpty(t, c, "t")
+	kafkatest.RequireEmpty(t, c, "t")
 }
 
 // TestSignalsClosedStdout closes the reading end of stdout after the first
@@ -243,7 +233,7 @@ func TestSignalsClosedStdout(t *testing.T) {
 	for _, output := range []string{"text", "json"} {
 		t.Run(output, func(t *testing.T) {
 			t.Parallel()
-			c := e2eCluster(t)
+			c := kafkatest.ProducerCluster(t)
 			var stdin io.WriteCloser
 			var stdout io.ReadCloser
 			proc := startProcess(t, func(cmd *exec.Cmd) {
@@ -253,7 +243,7 @@ func TestSignalsClosedStdout(t *testing.T) {
 				cmd.Stdout = nil
 				stdout, err = cmd.StdoutPipe()
 				require.NoError(t, err)
-			}, "-b", brokersFlag(c), "-t", "t", "--linger", "0s", "-o", output)
+			}, "-b", kafkatest.Brokers(c), "-t", "t", "--linger", "0s", "-o", output)
 			feed := startFeeder(stdin)
 			defer feed.halt()
 			first, err := bufio.NewReader(stdout).ReadString('\n')
@@ -265,8 +255,8 @@ func TestSignalsClosedStdout(t *testing.T) {
 				time.Since(closed).Round(time.Millisecond), first, proc.stderr.String())
 			assert.Equal(t, cmdutil.ExitFailed, code, "exit 1, not death by SIGPIPE (-1)")
 			assert.Less(t, time.Since(closed), streamWait)
-			errs := lines(proc.stderr.String())
-			assert.Len(t, filter(errs, func(l string) bool { return strings.Contains(l, "stdout") }), 1, proc.stderr.String())
+			errs := kafkatest.Lines(proc.stderr.String())
+			assert.Len(t, kafkatest.Filter(errs, func(l string) bool { return strings.Contains(l, "stdout") }), 1, proc.stderr.String())
 			assert.NotContains(t, proc.stderr.String(), "panic")
 			assert.NotContains(t, proc.stderr.String(), "goroutine ")
 		})
@@ -279,7 +269,7 @@ func TestSignalsClosedStdout(t *testing.T) {
 // reports cannot be written, stop reading the endless input and exit 1.
 func TestSignalsClosedStdoutAndStderr(t *testing.T) {
 	t.Parallel()
-	c := e2eCluster(t)
+	c := kafkatest.ProducerCluster(t)
 	var stdin io.WriteCloser
 	var out io.ReadCloser
 	proc := startProcess(t, func(cmd *exec.Cmd) {
@@ -290,7 +280,7 @@ func TestSignalsClosedStdoutAndStderr(t *testing.T) {
 		out, err = cmd.StdoutPipe()
 		require.NoError(t, err)
 		cmd.Stderr = cmd.Stdout // 2>&1
-	}, "-b", brokersFlag(c), "-t", "t", "-p", "99")
+	}, "-b", kafkatest.Brokers(c), "-t", "t", "-p", "99")
 	feed := startFeeder(stdin)
 	defer feed.halt()
 	first, err := bufio.NewReader(out).ReadString('\n')

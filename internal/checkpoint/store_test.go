@@ -2,7 +2,9 @@ package checkpoint_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,17 +15,16 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kproduce/kproduce/internal/checkpoint"
+	"github.com/kproduce/kproduce/internal/kafkatest"
 	"github.com/kproduce/kproduce/pkg/admin"
 	"github.com/kproduce/kproduce/pkg/sender"
 )
 
 const topic = checkpoint.DefaultTopic
 
-func startCluster(t *testing.T) (*kfake.Cluster, checkpoint.Client) {
+func newCheckpointClient(t *testing.T) (*kfake.Cluster, checkpoint.Client) {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(2), kfake.SeedTopics(3, "data"))
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
+	c := kafkatest.NewCluster(t, kfake.NumBrokers(2), kfake.SeedTopics(3, "data"))
 	cl, err := admin.New(admin.Config{Brokers: c.ListenAddrs()})
 	require.NoError(t, err)
 	t.Cleanup(cl.Close)
@@ -72,7 +73,7 @@ func (w *writer) txn(n int64, end *bool) {
 var commit, abort = true, false
 
 func TestLoadNone(t *testing.T) {
-	c, cl := startCluster(t)
+	c, cl := newCheckpointClient(t)
 	found, err := checkpoint.Load(testContext(t), cl, topic, "load")
 	require.NoError(t, err)
 	assert.Nil(t, found)
@@ -98,7 +99,7 @@ func TestLoadNone(t *testing.T) {
 }
 
 func TestLoadTheLastCommitted(t *testing.T) {
-	c, cl := startCluster(t)
+	c, cl := newCheckpointClient(t)
 	_, err := checkpoint.Load(testContext(t), cl, topic, "load") // creates the topic
 	require.NoError(t, err)
 	w := newWriter(t, c, "load")
@@ -113,7 +114,7 @@ func TestLoadTheLastCommitted(t *testing.T) {
 }
 
 func TestLoadAmongOtherLoads(t *testing.T) {
-	c, cl := startCluster(t)
+	c, cl := newCheckpointClient(t)
 	_, err := checkpoint.Load(testContext(t), cl, topic, "mine")
 	require.NoError(t, err)
 	newWriter(t, c, "mine").txn(7, &commit)
@@ -134,24 +135,38 @@ func TestLoadAmongOtherLoads(t *testing.T) {
 }
 
 func TestLoadWaitsForAnotherLoadsOpenTransaction(t *testing.T) {
-	c, cl := startCluster(t)
+	c, cl := newCheckpointClient(t)
 	_, err := checkpoint.Load(testContext(t), cl, topic, "mine")
 	require.NoError(t, err)
 	other := newWriter(t, c, "other")
 	other.txn(1, nil) // open, holding the partition's last stable offset
 	newWriter(t, c, "mine").txn(4, &commit)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// Long enough for the requests before the wait, on a loaded machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_, err = checkpoint.Load(ctx, cl, topic, "mine")
 	assert.ErrorIs(t, err, checkpoint.ErrOpenTransaction)
 	assert.ErrorContains(t, err, topic+"/0 from offset 0")
 
+	// The other transaction ends once the next Load waits for it: once it
+	// has asked for the last stable offset (a read_committed ListOffsets).
+	var stableAsks atomic.Int32
+	c.ControlKey(int16(kmsg.ListOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if req.(*kmsg.ListOffsetsRequest).IsolationLevel == 1 {
+			stableAsks.Add(1)
+		}
+		return nil, nil, false
+	})
 	done := make(chan error, 1)
 	go func() {
+		if !kafkatest.Poll(10*time.Second, func() bool { return stableAsks.Load() > 0 }) {
+			done <- errors.New("Load never asked for the last stable offset")
+			return
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		time.Sleep(200 * time.Millisecond)
 		done <- other.cl.EndTransaction(ctx, kgo.TryCommit)
 	}()
 	found, err := checkpoint.Load(testContext(t), cl, topic, "mine")
@@ -161,7 +176,7 @@ func TestLoadWaitsForAnotherLoadsOpenTransaction(t *testing.T) {
 }
 
 func TestLoadTombstone(t *testing.T) {
-	c, cl := startCluster(t)
+	c, cl := newCheckpointClient(t)
 	_, err := checkpoint.Load(testContext(t), cl, topic, "load")
 	require.NoError(t, err)
 	w := newWriter(t, c, "load")
@@ -180,7 +195,7 @@ func TestLoadTombstone(t *testing.T) {
 // InitTransactions, which aborts that transaction: Load then finds the
 // checkpoint before it.
 func TestLoadAfterFencingAZombie(t *testing.T) {
-	c, cl := startCluster(t)
+	c, cl := newCheckpointClient(t)
 	_, err := checkpoint.Load(testContext(t), cl, topic, "load")
 	require.NoError(t, err)
 	newWriter(t, c, "load").txn(2, &commit)

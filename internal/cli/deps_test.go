@@ -45,8 +45,9 @@ func deps(t *testing.T, pkg string) []string {
 // TestLayeredImports keeps the layers of the command line apart: the
 // packages that read input, print reports, load TLS material and decode
 // escapes know nothing of flags or configuration (no cobra, pflag, viper
-// nor the config package), and cmdutil, which every command imports, uses
-// no other package of kproduce.
+// nor the config package), cmdutil, which every command imports, uses
+// no other package of kproduce, and the tests' helpers (kafkatest) use
+// none but cmdutil.
 func TestLayeredImports(t *testing.T) {
 	noteSources(t)
 	forbidden := func(d string) bool {
@@ -68,6 +69,14 @@ func TestLayeredImports(t *testing.T) {
 		for _, d := range deps(t, "internal/cli/cmdutil") {
 			if strings.HasPrefix(d, module+"/") {
 				assert.Equal(t, module+"/internal/cli/cmdutil", d, "cmdutil depends on %s", d)
+			}
+		}
+	})
+	t.Run("internal/kafkatest", func(t *testing.T) {
+		for _, d := range deps(t, "internal/kafkatest") {
+			if strings.HasPrefix(d, module+"/") {
+				assert.Contains(t, []string{module + "/internal/kafkatest", module + "/internal/cli/cmdutil"}, d,
+					"kafkatest depends on %s: the tests of that package could not use it", d)
 			}
 		}
 	})

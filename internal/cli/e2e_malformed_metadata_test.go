@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -115,17 +114,17 @@ func TestMalformedMetadataFailsAtOnce(t *testing.T) {
 	for _, what := range []string{"brokers", "topics", "partitions"} {
 		t.Run(what, func(t *testing.T) {
 			addr := malformedBroker(t, what)
-			r := runCtx(t, context.Background(), strings.NewReader("x\n"), "-b", addr, "-t", "t", "--bootstrap-timeout", "1m")
-			assert.Equal(t, cmdutil.ExitFailed, r.code, r.stderr)
-			assert.Less(t, r.took, time.Second, "reported at once, not at the bootstrap timeout")
-			assert.Contains(t, r.stderr, "malformed response: Metadata v")
-			assert.Contains(t, r.stderr, "array of 1000000000 elements")
-			assert.NotContains(t, r.stderr, "Kafka listener")
+			r := runKproduce(t, strings.NewReader("x\n"), "-b", addr, "-t", "t", "--bootstrap-timeout", "1m")
+			assert.Equal(t, cmdutil.ExitFailed, r.Code, r.Stderr)
+			assert.Less(t, r.Took, time.Second, "reported at once, not at the bootstrap timeout")
+			assert.Contains(t, r.Stderr, "malformed response: Metadata v")
+			assert.Contains(t, r.Stderr, "array of 1000000000 elements")
+			assert.NotContains(t, r.Stderr, "Kafka listener")
 
-			r = runCtx(t, context.Background(), nil, "metadata", "-b", addr, "--timeout", "1m")
-			assert.Equal(t, cmdutil.ExitFailed, r.code, r.stderr)
-			assert.Less(t, r.took, time.Second)
-			assert.Contains(t, r.stderr, "array of 1000000000 elements")
+			r = runKproduce(t, nil, "metadata", "-b", addr, "--timeout", "1m")
+			assert.Equal(t, cmdutil.ExitFailed, r.Code, r.Stderr)
+			assert.Less(t, r.Took, time.Second)
+			assert.Contains(t, r.Stderr, "array of 1000000000 elements")
 		})
 	}
 }

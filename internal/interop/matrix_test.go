@@ -86,9 +86,7 @@ func (l *versionLog) of(key protocol.APIKey) []int16 {
 // matrix uses, recording the request versions.
 func matrixCluster(t *testing.T, rel *kversion.Versions) (*kfake.Cluster, *versionLog) {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(3, "plain", "keyed", "txn", "check"), kfake.MaxVersions(rel))
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
+	c := kafkatest.NewCluster(t, kfake.NumBrokers(3), kfake.SeedTopics(3, "plain", "keyed", "txn", "check"), kfake.MaxVersions(rel))
 	log := &versionLog{}
 	log.observe(c)
 	return c, log
@@ -109,17 +107,6 @@ func brokerVersions(t *testing.T, addrs []string) map[int16]int16 {
 		out[k.ApiKey] = k.MaxVersion
 	}
 	return out
-}
-
-// consumeAll reads n records of topic (all partitions) with franz-go.
-func consumeAll(t *testing.T, addrs []string, topic string, n int) []*kgo.Record {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	recs, err := kafkatest.Consume(ctx, n, kgo.SeedBrokers(addrs...), kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-	require.NoError(t, err)
-	return recs
 }
 
 // keyedInput is n lines "k<i%5>:v<i>".
@@ -243,9 +230,9 @@ func runMatrixRelease(t *testing.T, rel release) map[protocol.APIKey][]int16 {
 		}
 		assert.Equal(t, []int16{want}, got, "%s at the newest version both speak", key)
 	}
-	assert.Len(t, consumeAll(t, addrs, "plain", n), n)
-	assertKeyedReadBack(t, consumeAll(t, addrs, "keyed", n), n)
-	assertKeyedReadBack(t, consumeAll(t, addrs, "txn", n), n)
+	assert.Len(t, kafkatest.ConsumeAll(t, addrs, "plain", n, kafkatest.ReadCommitted()), n)
+	assertKeyedReadBack(t, kafkatest.ConsumeAll(t, addrs, "keyed", n, kafkatest.ReadCommitted()), n)
+	assertKeyedReadBack(t, kafkatest.ConsumeAll(t, addrs, "txn", n, kafkatest.ReadCommitted()), n)
 	return used
 }
 

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
 // signalAndWait sends sig to the run and returns its exit status.
@@ -35,10 +37,8 @@ func (r *streamingRun) signalAndWait(t *testing.T, sig syscall.Signal) int {
 // waitStderr waits until stderr holds want.
 func (r *streamingRun) waitStderr(t *testing.T, want string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(r.stderr.String(), want) {
-		require.True(t, time.Now().Before(deadline), "%q never came; stderr:\n%s", want, r.stderr.String())
-		time.Sleep(10 * time.Millisecond)
+	if !kafkatest.Poll(30*time.Second, func() bool { return strings.Contains(r.stderr.String(), want) }) {
+		t.Fatalf("%q never came; stderr:\n%s", want, r.stderr.String())
 	}
 }
 
@@ -53,7 +53,7 @@ func TestRdkafkaMockHangup(t *testing.T) {
 		r.write(t, 0, 50)
 		r.waitReports(t, 50)
 		assert.Equal(t, 130, r.signalAndWait(t, syscall.SIGHUP), r.stderr.String())
-		assert.Len(t, lines(r.stdout.String()), 50, "one report per record")
+		assert.Len(t, kafkatest.Lines(r.stdout.String()), 50, "one report per record")
 		assertExactlyKeyed(t, consumeRdkafka(t, mc, "hup", 50), 50, true, false)
 	})
 	t.Run("transaction", func(t *testing.T) {

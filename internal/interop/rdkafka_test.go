@@ -10,13 +10,14 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
 // These tests run kproduce against librdkafka's mock cluster (librdkafka
@@ -227,7 +228,7 @@ func TestRdkafkaMockMetadataAndCheck(t *testing.T) {
 type streamingRun struct {
 	cmd            *exec.Cmd
 	in             io.WriteCloser
-	stdout, stderr *lockedBuffer
+	stdout, stderr *kafkatest.LockedBuffer
 	done           chan error
 	started        time.Time
 }
@@ -236,7 +237,7 @@ type streamingRun struct {
 // (notices are printed at warn and below).
 func startStreaming(t *testing.T, logLevel string, args ...string) *streamingRun {
 	t.Helper()
-	r := &streamingRun{cmd: exec.Command(kproduceBinary(t), args...), stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, done: make(chan error, 1)}
+	r := &streamingRun{cmd: exec.Command(kafkatest.Binary(t), args...), stdout: &kafkatest.LockedBuffer{}, stderr: &kafkatest.LockedBuffer{}, done: make(chan error, 1)}
 	r.cmd.Stdout, r.cmd.Stderr = r.stdout, r.stderr
 	r.cmd.Env = append(os.Environ(), "KPRODUCE_LOG_LEVEL="+logLevel)
 	var err error
@@ -266,10 +267,8 @@ func (r *streamingRun) write(t *testing.T, from, to int) {
 // waitReports waits until stdout holds n report lines.
 func (r *streamingRun) waitReports(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for len(lines(r.stdout.String())) < n {
-		require.True(t, time.Now().Before(deadline), "%d reports never came; stderr:\n%s", n, r.stderr.String())
-		time.Sleep(10 * time.Millisecond)
+	if !kafkatest.Poll(30*time.Second, func() bool { return len(kafkatest.Lines(r.stdout.String())) >= n }) {
+		t.Fatalf("%d reports never came; stderr:\n%s", n, r.stderr.String())
 	}
 }
 
@@ -291,24 +290,6 @@ func (r *streamingRun) finish(t *testing.T) int {
 	return -1
 }
 
-// lockedBuffer is a strings.Builder safe for a writer and a reader.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestRdkafkaMockBrokerDownAndUp: the brokers go down mid-run and come
 // back; kproduce retries, says once per broker that it lost it (how many
 // records wait) and that it is back, and every record is delivered
@@ -324,8 +305,10 @@ func TestRdkafkaMockBrokerDownAndUp(t *testing.T) {
 		require.NoError(t, mc.SetBrokerDown(id))
 	}
 	r.write(t, n/2, n)
-	time.Sleep(1500 * time.Millisecond)
-	assert.Len(t, lines(r.stdout.String()), n/2, "nothing delivered while every broker is down")
+	for id := 1; id <= 3; id++ { // the run has found every broker down, records waiting
+		r.waitStderr(t, fmt.Sprintf("kproduce: lost broker %d (", id))
+	}
+	assert.Len(t, kafkatest.Lines(r.stdout.String()), n/2, "nothing delivered while every broker is down")
 	down := time.Now()
 	for id := 1; id <= 3; id++ {
 		require.NoError(t, mc.SetBrokerUp(id))
@@ -333,10 +316,10 @@ func TestRdkafkaMockBrokerDownAndUp(t *testing.T) {
 	code := r.finish(t)
 	t.Logf("exit %d, %v after the brokers came back; stderr:\n%s", code, time.Since(down).Round(time.Millisecond), r.stderr.String())
 	require.Equal(t, 0, code, r.stderr.String())
-	assert.Len(t, lines(r.stdout.String()), n)
+	assert.Len(t, kafkatest.Lines(r.stdout.String()), n)
 	for id := 1; id <= 3; id++ {
 		var lost, back []string
-		for _, l := range lines(r.stderr.String()) {
+		for _, l := range kafkatest.Lines(r.stderr.String()) {
 			switch {
 			case strings.HasPrefix(l, fmt.Sprintf("kproduce: lost broker %d (", id)):
 				lost = append(lost, l)
@@ -369,9 +352,9 @@ func TestRdkafkaMockSlowBroker(t *testing.T) {
 	code := r.finish(t)
 	t.Logf("exit %d; stderr:\n%s", code, r.stderr.String())
 	assert.Equal(t, 1, code)
-	assert.Len(t, lines(r.stdout.String()), n, "only the records sent before the brokers slowed down")
+	assert.Len(t, kafkatest.Lines(r.stdout.String()), n, "only the records sent before the brokers slowed down")
 	failed := 0
-	for _, l := range lines(r.stderr.String()) {
+	for _, l := range kafkatest.Lines(r.stderr.String()) {
 		if strings.HasPrefix(l, "error: -:") {
 			failed++
 			assert.Contains(t, l, "delivery timeout expired")

@@ -2,6 +2,7 @@ package kafkatest
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -25,4 +26,17 @@ func RunIsolated(m *testing.M) int {
 		}
 	}
 	return m.Run()
+}
+
+// WithDefaultConfig writes text to the default config file,
+// $XDG_CONFIG_HOME/kproduce/config.yaml, under an XDG_CONFIG_HOME of the
+// test's own (so the test cannot run in parallel), and returns its path.
+func WithDefaultConfig(t *testing.T, text string) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	if err := os.Mkdir(filepath.Join(dir, "kproduce"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return WriteFile(t, filepath.Join(dir, "kproduce"), "config.yaml", []byte(text))
 }

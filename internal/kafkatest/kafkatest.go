@@ -1,7 +1,22 @@
-// Package kafkatest holds the franz-go based oracle helpers that tests of
-// several packages share: consuming records back with a kgo consumer, and
-// producing an already encoded record batch with a raw Produce request.
-// It is used by tests only.
+// Package kafkatest holds the test helpers that the tests of several
+// packages share, once:
+//   - clusters: NewCluster starts a kfake cluster for one test (closed at
+//     its cleanup), ProducerCluster and AdminCluster the shared topologies,
+//     Listeners take a broker down as a crash does, Metadata is franz-go's
+//     view of a cluster;
+//   - reading back: ConsumeAll and ConsumeExactly (ReadCommitted),
+//     CommittedValues, RecordCount, Consume, ProduceRaw;
+//   - running kproduce in-process with a deadline: Run and Start with a
+//     RunFunc (internal/cli's Execute), RunCommand, RunReportingCommand
+//     and Resolve for one command built alone;
+//   - the built binary, once per test process: Binary;
+//   - waiting for a condition instead of sleeping: Poll, WaitFor;
+//   - output: LockedBuffer, Lines, ParseJSONReports, ReadStatsJSON;
+//   - the tests' own environment: RunIsolated, WithDefaultConfig.
+//
+// It is used by tests only. It imports no package of kproduce but
+// internal/cli/cmdutil (whose own tests therefore do not use it), so that
+// the tests of every other package, pkg/ included, may.
 package kafkatest
 
 import (

@@ -21,9 +21,7 @@ import (
 // kfake in raw Produce requests and reads the records back with kgo: kfake
 // checks the CRC and framing, kgo decompresses and parses the records.
 func TestBatchesReadBackFromKfake(t *testing.T) {
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
-	require.NoError(t, err)
-	t.Cleanup(cluster.Close)
+	cluster := kafkatest.NewCluster(t, kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	// Produce v13 names topics by id; stay at v9 (flexible, by name).
@@ -51,7 +49,7 @@ func TestBatchesReadBackFromKfake(t *testing.T) {
 		want = append(want, rec.all()...)
 	}
 
-	got := consumeAll(ctx, t, cluster.ListenAddrs(), "t", len(want))
+	got := kafkatest.ConsumeAll(t, cluster.ListenAddrs(), "t", len(want)) // one partition
 	require.Len(t, got, len(want))
 	for i, r := range got {
 		w := want[i]
@@ -79,12 +77,4 @@ func produceRaw(ctx context.Context, t *testing.T, client *kgo.Client, topic str
 	require.NoError(t, err)
 	require.NoError(t, protocol.ErrorForCode(p.ErrorCode))
 	return p
-}
-
-// consumeAll reads n records from partition 0 of topic with kgo.
-func consumeAll(ctx context.Context, t *testing.T, addrs []string, topic string, n int) []*kgo.Record {
-	t.Helper()
-	got, err := kafkatest.Consume(ctx, n, kgo.SeedBrokers(addrs...), kafkatest.FromStart(topic, 0))
-	require.NoError(t, err)
-	return got
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kproduce/kproduce/internal/kafkatest"
 	"github.com/kproduce/kproduce/pkg/admin"
 	"github.com/kproduce/kproduce/pkg/network"
 	"github.com/kproduce/kproduce/pkg/network/networktest"
@@ -21,14 +22,6 @@ import (
 
 // testDeadline bounds every call that should succeed.
 const testDeadline = 15 * time.Second
-
-func startCluster(t *testing.T, opts ...kfake.Opt) *kfake.Cluster {
-	t.Helper()
-	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(3), kfake.SeedTopics(6, "t"), kfake.SeedTopics(2, "u")}, opts...)...)
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
-	return c
-}
 
 func newClient(t *testing.T, cfg admin.Config) *admin.Client {
 	t.Helper()
@@ -43,26 +36,6 @@ func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// oracleMetadata is kfake's view of the cluster, through franz-go.
-func oracleMetadata(t *testing.T, addrs []string, topics ...string) *kmsg.MetadataResponse {
-	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...))
-	require.NoError(t, err)
-	defer cl.Close()
-	req := kmsg.NewPtrMetadataRequest()
-	for _, name := range topics {
-		rt := kmsg.NewMetadataRequestTopic()
-		rt.Topic = kmsg.StringPtr(name)
-		req.Topics = append(req.Topics, rt)
-	}
-	if topics == nil {
-		req.Topics = nil
-	}
-	resp, err := req.RequestWith(testContext(t), cl)
-	require.NoError(t, err)
-	return resp
 }
 
 // assertSameMetadata compares our response with franz-go's.
@@ -97,33 +70,33 @@ func assertSameMetadata(t *testing.T, want *kmsg.MetadataResponse, got *protocol
 }
 
 func TestMetadataAllTopics(t *testing.T) {
-	cluster := startCluster(t)
+	cluster := kafkatest.AdminCluster(t)
 	c := newClient(t, admin.Config{Brokers: cluster.ListenAddrs()})
 	got, err := c.Metadata(testContext(t), nil)
 	require.NoError(t, err)
-	assertSameMetadata(t, oracleMetadata(t, cluster.ListenAddrs()), got)
+	assertSameMetadata(t, kafkatest.Metadata(t, cluster.ListenAddrs()), got)
 	assert.Len(t, got.Topics, 2)
 }
 
 func TestMetadataOneTopicAndMissingTopic(t *testing.T) {
-	cluster := startCluster(t)
+	cluster := kafkatest.AdminCluster(t)
 	c := newClient(t, admin.Config{Brokers: cluster.ListenAddrs()})
 	got, err := c.Metadata(testContext(t), []string{"u"})
 	require.NoError(t, err)
 	require.Len(t, got.Topics, 1)
-	assertSameMetadata(t, oracleMetadata(t, cluster.ListenAddrs(), "u"), got)
+	assertSameMetadata(t, kafkatest.Metadata(t, cluster.ListenAddrs(), "u"), got)
 
 	got, err = c.Metadata(testContext(t), []string{"missing"})
 	require.NoError(t, err, "a topic error is in the response, not the call's error")
 	require.Len(t, got.Topics, 1)
 	assert.ErrorIs(t, protocol.ErrorForCode(got.Topics[0].ErrorCode), protocol.ErrUnknownTopicOrPartition)
 	// The request did not create it.
-	again := oracleMetadata(t, cluster.ListenAddrs(), "missing")
+	again := kafkatest.Metadata(t, cluster.ListenAddrs(), "missing")
 	assert.NotZero(t, again.Topics[0].ErrorCode)
 }
 
 func TestRequestToNode(t *testing.T) {
-	cluster := startCluster(t)
+	cluster := kafkatest.AdminCluster(t)
 	c := newClient(t, admin.Config{Brokers: cluster.ListenAddrs()})
 	ctx := testContext(t)
 	md, err := c.Metadata(ctx, nil)
@@ -143,7 +116,7 @@ func TestRequestToNode(t *testing.T) {
 	ct := resp.(*protocol.CreateTopicsResponse)
 	require.Len(t, ct.Topics, 1)
 	assert.Zero(t, ct.Topics[0].ErrorCode)
-	oracle := oracleMetadata(t, cluster.ListenAddrs(), "created")
+	oracle := kafkatest.Metadata(t, cluster.ListenAddrs(), "created")
 	require.Zero(t, oracle.Topics[0].ErrorCode)
 	assert.Len(t, oracle.Topics[0].Partitions, 4)
 
@@ -152,7 +125,7 @@ func TestRequestToNode(t *testing.T) {
 }
 
 func TestRequestBeforeMetadata(t *testing.T) {
-	cluster := startCluster(t)
+	cluster := kafkatest.AdminCluster(t)
 	c := newClient(t, admin.Config{Brokers: cluster.ListenAddrs()})
 	// The node ids come from the cluster's metadata, fetched on the way.
 	resp, err := c.Request(testContext(t), 1, &protocol.MetadataRequest{Topics: []protocol.MetadataRequestTopic{}})
@@ -161,7 +134,7 @@ func TestRequestBeforeMetadata(t *testing.T) {
 }
 
 func TestBrokerVersions(t *testing.T) {
-	cluster := startCluster(t)
+	cluster := kafkatest.AdminCluster(t)
 	c := newClient(t, admin.Config{Brokers: cluster.ListenAddrs()})
 	ctx := testContext(t)
 	got, err := c.BrokerVersions(ctx, 2)
@@ -225,7 +198,7 @@ func TestCanceledContext(t *testing.T) {
 }
 
 func TestSASLFailureReturnsAtOnce(t *testing.T) {
-	cluster := startCluster(t, kfake.EnableSASL(), kfake.Superuser("PLAIN", "u", "p"))
+	cluster := kafkatest.AdminCluster(t, kfake.EnableSASL(), kfake.Superuser("PLAIN", "u", "p"))
 	good := newClient(t, admin.Config{Brokers: cluster.ListenAddrs(),
 		SASL: network.PlainMechanism{Username: "u", Password: "p"}})
 	_, err := good.Metadata(testContext(t), nil)

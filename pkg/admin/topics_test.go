@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kproduce/kproduce/internal/kafkatest"
 	"github.com/kproduce/kproduce/pkg/admin"
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
@@ -16,7 +17,7 @@ import (
 // a missing one refused without a spec, and a missing one created with
 // the spec's partitions, each led, which kfake then lists.
 func TestEnsureTopic(t *testing.T) {
-	c := startCluster(t)
+	c := kafkatest.AdminCluster(t)
 	cl := newClient(t, admin.Config{Brokers: c.ListenAddrs()})
 	ctx := testContext(t)
 
@@ -36,7 +37,7 @@ func TestEnsureTopic(t *testing.T) {
 	for _, p := range topic.Partitions {
 		assert.GreaterOrEqual(t, p.LeaderID, int32(0), "partition %d is led", p.PartitionIndex)
 	}
-	md := oracleMetadata(t, c.ListenAddrs(), "new")
+	md := kafkatest.Metadata(t, c.ListenAddrs(), "new")
 	require.Len(t, md.Topics, 1)
 	assert.Len(t, md.Topics[0].Partitions, 4, "kfake has the topic")
 
@@ -48,7 +49,7 @@ func TestEnsureTopic(t *testing.T) {
 // TestEnsureTopicConfigs: the spec's configs are set on the created
 // topic, as kfake describes it.
 func TestEnsureTopicConfigs(t *testing.T) {
-	c := startCluster(t)
+	c := kafkatest.AdminCluster(t)
 	cl := newClient(t, admin.Config{Brokers: c.ListenAddrs()})
 	compact := "compact"
 	_, created, err := cl.EnsureTopic(testContext(t), "compacted", &admin.TopicSpec{Partitions: 1, ReplicationFactor: -1,

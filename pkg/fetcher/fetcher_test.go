@@ -24,14 +24,6 @@ import (
 // testDeadline bounds every call of a test.
 const testDeadline = 30 * time.Second
 
-func startCluster(t *testing.T, opts ...kfake.Opt) *kfake.Cluster {
-	t.Helper()
-	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(3), kfake.SeedTopics(6, "t"), kfake.SeedTopics(2, "u")}, opts...)...)
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
-	return c
-}
-
 // newFetcher is a Fetcher over a new admin client of cfg.
 func newFetcher(t *testing.T, cfg admin.Config) *fetcher.Fetcher {
 	t.Helper()
@@ -121,7 +113,7 @@ func values(recs []fetch.Record) []string {
 func TestFetchReadCommittedEveryCodec(t *testing.T) {
 	codecs := map[string]kgo.CompressionCodec{"none": kgo.NoCompression(), "gzip": kgo.GzipCompression(),
 		"snappy": kgo.SnappyCompression(), "lz4": kgo.Lz4Compression(), "zstd": kgo.ZstdCompression()}
-	cluster := startCluster(t)
+	cluster := kafkatest.AdminCluster(t)
 	c := newFetcher(t, admin.Config{Brokers: cluster.ListenAddrs()})
 	for name, codec := range codecs {
 		t.Run(name, func(t *testing.T) {
@@ -170,7 +162,7 @@ func createTopic(t *testing.T, cluster *kfake.Cluster, topic string, partitions 
 }
 
 func TestListOffsets(t *testing.T) {
-	cluster := startCluster(t)
+	cluster := kafkatest.AdminCluster(t)
 	addrs := cluster.ListenAddrs()
 	c := newFetcher(t, admin.Config{Brokers: addrs})
 	ctx := testContext(t)
@@ -204,7 +196,7 @@ func TestListOffsets(t *testing.T) {
 }
 
 func TestFetchFollowsALeaderMove(t *testing.T) {
-	cluster := startCluster(t)
+	cluster := kafkatest.AdminCluster(t)
 	c := newFetcher(t, admin.Config{Brokers: cluster.ListenAddrs()})
 	ctx := testContext(t)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...), kgo.DefaultProduceTopic("u"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
@@ -236,7 +228,7 @@ func TestFetchFollowsALeaderMove(t *testing.T) {
 }
 
 func TestFetchPermanentAndLastingErrors(t *testing.T) {
-	cluster := startCluster(t)
+	cluster := kafkatest.AdminCluster(t)
 	c := newFetcher(t, admin.Config{Brokers: cluster.ListenAddrs()})
 	_, err := c.Fetch(testContext(t), fetcher.Options{Topic: "t", Partition: 0, Offset: 5})
 	assert.ErrorIs(t, err, protocol.ErrOffsetOutOfRange)
@@ -269,9 +261,7 @@ func TestReadSideVersions(t *testing.T) {
 			if tt.versions != nil {
 				opts = append(opts, kfake.MaxVersions(tt.versions))
 			}
-			cluster, err := kfake.NewCluster(opts...)
-			require.NoError(t, err)
-			t.Cleanup(cluster.Close)
+			cluster := kafkatest.NewCluster(t, opts...)
 			used := map[int16]int16{}
 			var mu sync.Mutex
 			for _, key := range []protocol.APIKey{protocol.KeyFetch, protocol.KeyListOffsets} {

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 
+	"github.com/kproduce/kproduce/internal/kafkatest"
 	"github.com/kproduce/kproduce/pkg/network"
 )
 
@@ -25,7 +26,7 @@ func TestIntegrationSASLPlain(t *testing.T) {
 	md := rc.waitTopic("t", 6)
 	base := time.Now().UnixMilli()
 	rc.produceToLeaders(md, "t", base)
-	records := consumeAll(t, addrs, "t", 18, kgo.SASL(plain.Auth{User: "u", Pass: "p"}.AsMechanism()))
+	records := kafkatest.ConsumeAll(t, addrs, "t", 18, kgo.SASL(plain.Auth{User: "u", Pass: "p"}.AsMechanism()))
 	checkRecords(t, records, 6, base)
 	for _, n := range md.Nodes() {
 		assert.NoError(t, rc.c.AuthenticationError(n.ID))

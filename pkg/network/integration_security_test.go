@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
+	"github.com/kproduce/kproduce/internal/kafkatest"
 	"github.com/kproduce/kproduce/pkg/network"
 )
 
@@ -37,7 +38,7 @@ func TestIntegrationSCRAMOverMutualTLS(t *testing.T) {
 			md := rc.waitTopic("t", 6)
 			base := time.Now().UnixMilli()
 			rc.produceToLeaders(md, "t", base)
-			records := consumeAll(t, addrs, "t", 18, kgo.DialTLSConfig(clientTLS.Clone()),
+			records := kafkatest.ConsumeAll(t, addrs, "t", 18, kgo.DialTLSConfig(clientTLS.Clone()),
 				tt.kgoAuth(scram.Auth{User: "alice", Pass: "s3cret"}))
 			checkRecords(t, records, 6, base)
 		})

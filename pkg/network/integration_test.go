@@ -1,7 +1,6 @@
 package network_test
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"net"
@@ -31,10 +30,7 @@ const testDeadline = 15 * time.Second
 
 func startCluster(t *testing.T, opts ...kfake.Opt) *kfake.Cluster {
 	t.Helper()
-	cluster, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(3), kfake.SeedTopics(6, "t")}, opts...)...)
-	require.NoError(t, err)
-	t.Cleanup(cluster.Close)
-	return cluster
+	return kafkatest.NewCluster(t, append([]kfake.Opt{kfake.NumBrokers(3), kfake.SeedTopics(6, "t")}, opts...)...)
 }
 
 // realClient is a Client over a SocketSelector.
@@ -195,18 +191,6 @@ func (rc *realClient) produceToLeaders(cluster *network.Cluster, topic string, b
 	require.Equal(rc.t, cluster.PartitionCount(topic), acked)
 }
 
-// consumeAll reads n records of topic with franz-go.
-func consumeAll(t *testing.T, addrs []string, topic string, n int, opts ...kgo.Opt) []*kgo.Record {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
-	defer cancel()
-	opts = append([]kgo.Opt{kgo.SeedBrokers(addrs...), kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}, opts...)
-	records, err := kafkatest.Consume(ctx, n, opts...)
-	require.NoError(t, err)
-	return records
-}
-
 // checkRecords compares what franz-go read with what was produced.
 func checkRecords(t *testing.T, records []*kgo.Record, partitions int32, baseTimestamp int64) {
 	t.Helper()
@@ -248,7 +232,7 @@ func TestIntegrationProduceAndReadBack(t *testing.T) {
 
 	base := time.Now().UnixMilli()
 	rc.produceToLeaders(md, "t", base)
-	checkRecords(t, consumeAll(t, addrs, "t", 18), 6, base)
+	checkRecords(t, kafkatest.ConsumeAll(t, addrs, "t", 18), 6, base)
 }
 
 func TestIntegrationOldBroker(t *testing.T) {
@@ -271,7 +255,7 @@ func TestIntegrationOldBroker(t *testing.T) {
 	mu.Lock()
 	versions = maps.Clone(versions) // before franz-go talks to the cluster too
 	mu.Unlock()
-	checkRecords(t, consumeAll(t, cluster.ListenAddrs(), "t", 18), 6, base)
+	checkRecords(t, kafkatest.ConsumeAll(t, cluster.ListenAddrs(), "t", 18), 6, base)
 
 	require.NotEmpty(t, versions[int16(protocol.KeyApiVersions)])
 	assert.Equal(t, int16(3), versions[int16(protocol.KeyApiVersions)][0], "first try at v3")

@@ -70,14 +70,12 @@ func (c *msgConn) roundTrip(req Request, version int16) Response {
 
 func msgKfake(t *testing.T) (*kfake.Cluster, string) {
 	t.Helper()
-	c, err := kfake.NewCluster(
+	c := kafkatest.NewCluster(t,
 		kfake.NumBrokers(1),
 		kfake.SeedTopics(3, "orders"),
 		kfake.EnableSASL(),
 		kfake.Superuser("PLAIN", "user", "pass"),
 	)
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
 	return c, c.ListenAddrs()[0]
 }
 

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
 // readLog is what readKfake writes to partition 0 of "reads": a committed
@@ -25,9 +27,7 @@ const (
 // the producer id of the aborted transaction.
 func readKfake(t *testing.T) (addr string, abortedPID int64) {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "reads"))
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
+	c := kafkatest.NewCluster(t, kfake.NumBrokers(1), kfake.SeedTopics(1, "reads"))
 	addr = c.ListenAddrs()[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -63,9 +63,7 @@ func rbAssertSameAsKgo(t *testing.T, want *RecordBatch, got []*kgo.Record) {
 // client for raw requests pinned to versions that name topics (Fetch v12).
 func rbCluster(t *testing.T, topics ...string) (*kfake.Cluster, *kgo.Client) {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, topics...))
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
+	c := kafkatest.NewCluster(t, kfake.NumBrokers(1), kfake.SeedTopics(1, topics...))
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.MaxVersions(kversion.V3_0_0()))
 	require.NoError(t, err)
 	t.Cleanup(cl.Close)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kproduce/kproduce/internal/kafkatest"
 	"github.com/kproduce/kproduce/internal/kafkatest/awstest"
 	"github.com/kproduce/kproduce/internal/kafkatest/saslfront"
 )
@@ -55,7 +56,7 @@ func TestAWSMSKIAM(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			prefix := strings.ReplaceAll(tt.name, " ", "_")
-			res := run(t, strings.NewReader(lines(prefix, 2)), append([]string{"-b", e.brokers(), "-t", "t", "-p", "0", "-o", "none"}, tt.args...)...)
+			res := run(t, strings.NewReader(kafkatest.NumberedLines(prefix, 2)), append([]string{"-b", e.brokers(), "-t", "t", "-p", "0", "-o", "none"}, tt.args...)...)
 			require.Equal(t, 0, res.Code, "stderr:\n%s", res.Stderr)
 			produced += 2
 			got := values(e.consume(produced))
@@ -73,7 +74,7 @@ func TestSecretsNeverShown(t *testing.T) {
 	e := newEnv(t, envConfig{})
 	token := e.issuer.Token("app", "kafka", time.Hour)
 	secrets := []string{token, "app-s3cret", "pw-s3cret"}
-	check := func(t *testing.T, res result) {
+	check := func(t *testing.T, res kafkatest.Result) {
 		t.Helper()
 		for _, s := range secrets {
 			assert.NotContains(t, res.Stdout+res.Stderr, s)

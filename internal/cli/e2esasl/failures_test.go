@@ -77,9 +77,9 @@ func TestAuthenticationFailures(t *testing.T) {
 			}
 			args := append([]string{"-b", e.brokers(), "-t", "t"}, tt.args...)
 			res := run(t, strings.NewReader("a\nb\n"), args...)
-			t.Logf("%s: exit %d after %v", tt.name, res.Code, res.Elapsed.Round(time.Millisecond))
+			t.Logf("%s: exit %d after %v", tt.name, res.Code, res.Took.Round(time.Millisecond))
 			require.Equal(t, 1, res.Code, "stderr:\n%s", res.Stderr)
-			assert.Less(t, res.Elapsed, failureDeadline, "fails fast")
+			assert.Less(t, res.Took, failureDeadline, "fails fast")
 			for _, w := range tt.want {
 				assert.Contains(t, res.Stderr, w)
 			}

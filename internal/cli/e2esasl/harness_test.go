@@ -2,12 +2,8 @@ package e2esasl
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 
 	"github.com/kproduce/kproduce/internal/cli"
-	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/kafkatest"
 	"github.com/kproduce/kproduce/internal/kafkatest/oidctest"
 	"github.com/kproduce/kproduce/internal/kafkatest/saslfront"
 )
@@ -74,86 +70,26 @@ func newEnv(t *testing.T, cfg envConfig) *env {
 func newEnvWith(t *testing.T, iss *oidctest.Issuer, frontCfg saslfront.Config, brokers int) *env {
 	t.Helper()
 	front := saslfront.New(frontCfg)
-	cluster, err := kfake.NewCluster(kfake.ListenFn(front.Listen), kfake.NumBrokers(brokers), kfake.SeedTopics(3, "t"),
+	t.Cleanup(front.Close) // after the cluster: cleanups run last in, first out
+	cluster := kafkatest.NewCluster(t, kfake.ListenFn(front.Listen), kfake.NumBrokers(brokers), kfake.SeedTopics(3, "t"),
 		kfake.AllowAutoTopicCreation())
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		cluster.Close()
-		front.Close()
-	})
 	return &env{t: t, issuer: iss, front: front, cluster: cluster}
 }
 
 // brokers is the -b value.
-func (e *env) brokers() string { return strings.Join(e.cluster.ListenAddrs(), ",") }
+func (e *env) brokers() string { return kafkatest.Brokers(e.cluster) }
 
-// result is one run of kproduce.
-type result struct {
-	Stdout, Stderr string
-	Code           int
-	Elapsed        time.Duration
-}
-
-// lockedBuffer is a buffer safe for a run's concurrent writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// run runs kproduce in-process with stdin and args, as main does, and
-// fails the test when it does not end within two minutes.
-func run(t *testing.T, stdin io.Reader, args ...string) result {
+// run runs kproduce in-process with stdin and args, as main does; a run
+// that does not end within kafkatest.RunDeadline fails the test.
+func run(t *testing.T, stdin io.Reader, args ...string) kafkatest.Result {
 	t.Helper()
-	if stdin == nil {
-		stdin = strings.NewReader("")
-	}
-	var out, errOut lockedBuffer
-	done := make(chan int, 1)
-	start := time.Now()
-	go func() {
-		done <- cli.Execute(context.Background(), args, cmdutil.Streams{In: stdin, Out: &out, Err: &errOut})
-	}()
-	select {
-	case code := <-done:
-		return result{Stdout: out.String(), Stderr: errOut.String(), Code: code, Elapsed: time.Since(start)}
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("kproduce %v did not finish; stderr so far:\n%s", args, errOut.String())
-		return result{}
-	}
+	return kafkatest.Run(t, context.Background(), cli.Execute, stdin, args...)
 }
 
 // consume reads every record of topic "t" until n arrived, as the reader.
 func (e *env) consume(n int) []*kgo.Record {
 	e.t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(e.cluster.ListenAddrs()...), kgo.ConsumeTopics("t"),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.SASL(plain.Auth{User: readerUser, Pass: readerPass}.AsMechanism()))
-	require.NoError(e.t, err)
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var recs []*kgo.Record
-	for len(recs) < n {
-		fetches := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			break
-		}
-		require.NoError(e.t, fetches.Err0())
-		recs = append(recs, fetches.Records()...)
-	}
-	require.Len(e.t, recs, n)
-	return recs
+	return kafkatest.ConsumeAll(e.t, e.cluster.ListenAddrs(), "t", n, kgo.SASL(plain.Auth{User: readerUser, Pass: readerPass}.AsMechanism()))
 }
 
 // values are the records' values, in order.
@@ -180,18 +116,7 @@ func (e *env) conns(principal string) []saslfront.ConnStats {
 // writeFile writes content to a new file of the test and returns its path.
 func writeFile(t *testing.T, name, content string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
-	return path
-}
-
-// lines are n numbered lines with prefix.
-func lines(prefix string, n int) string {
-	var b strings.Builder
-	for i := range n {
-		fmt.Fprintf(&b, "%s-%d\n", prefix, i)
-	}
-	return b.String()
+	return kafkatest.WriteFile(t, t.TempDir(), name, []byte(content))
 }
 
 // getenv is os.Getenv.

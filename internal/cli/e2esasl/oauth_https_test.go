@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kproduce/kproduce/internal/kafkatest"
 	"github.com/kproduce/kproduce/internal/kafkatest/oidctest"
 	"github.com/kproduce/kproduce/internal/kafkatest/saslfront"
 )
@@ -36,7 +37,7 @@ func TestOAuthTokenEndpointOverHTTPS(t *testing.T) {
 		"https.ca.location": append(append([]string{}, librdkafka...), "-X", "https.ca.location="+ca),
 	} {
 		t.Run(name, func(t *testing.T) {
-			res := run(t, strings.NewReader(lines(name, 2)), append([]string{"-b", e.brokers(), "-t", "t", "-p", "0", "-o", "none"}, args...)...)
+			res := run(t, strings.NewReader(kafkatest.NumberedLines(name, 2)), append([]string{"-b", e.brokers(), "-t", "t", "-p", "0", "-o", "none"}, args...)...)
 			require.Equal(t, 0, res.Code, "stderr:\n%s", res.Stderr)
 			produced += 2
 			got := values(e.consume(produced))
@@ -48,11 +49,11 @@ func TestOAuthTokenEndpointOverHTTPS(t *testing.T) {
 
 	t.Run("the CA not given", func(t *testing.T) {
 		res := run(t, strings.NewReader("a\n"), append([]string{"-b", e.brokers(), "-t", "t"}, native...)...)
-		t.Logf("untrusted token endpoint: exit %d after %v: %s", res.Code, res.Elapsed.Round(time.Millisecond), res.Stderr)
+		t.Logf("untrusted token endpoint: exit %d after %v: %s", res.Code, res.Took.Round(time.Millisecond), res.Stderr)
 		assert.Equal(t, 1, res.Code, "stderr:\n%s", res.Stderr)
 		assert.Contains(t, res.Stderr, "token endpoint "+iss.TokenURL()+": tls: failed to verify certificate")
 		assert.Contains(t, res.Stderr, "--oauth-ca")
-		assert.Less(t, res.Elapsed, failureDeadline, "a certificate no retry can fix ends the run at once")
+		assert.Less(t, res.Took, failureDeadline, "a certificate no retry can fix ends the run at once")
 		assert.NotContains(t, res.Stderr, "app-s3cret")
 	})
 }

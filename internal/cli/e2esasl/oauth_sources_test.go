@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
 // Every token source, in every tool's dialect, authenticates kproduce
@@ -65,7 +67,7 @@ func TestOAuthBearerTokenSources(t *testing.T) {
 			before := len(e.conns(tt.principal))
 			prefix := strings.ReplaceAll(tt.name, " ", "_")
 			args := append([]string{"-b", e.brokers(), "-t", "t", "-p", "0", "-o", "none"}, tt.args...)
-			res := run(t, strings.NewReader(lines(prefix, 3)), args...)
+			res := run(t, strings.NewReader(kafkatest.NumberedLines(prefix, 3)), args...)
 			require.Equal(t, 0, res.Code, "stderr:\n%s", res.Stderr)
 			assert.NotContains(t, res.Stderr, token)
 			assert.NotContains(t, res.Stderr, "app-s3cret")

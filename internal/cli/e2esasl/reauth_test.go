@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/kproduce/kproduce/internal/kafkatest"
 	"github.com/kproduce/kproduce/internal/kafkatest/saslfront"
 )
 
@@ -110,10 +111,8 @@ func TestReauthenticationSCRAM(t *testing.T) {
 // kfake's own SCRAM with connections.max.reauth.ms, another broker's
 // implementation of KIP-368: the stream goes through, re-authenticated.
 func TestReauthenticationKfakeSCRAM(t *testing.T) {
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(3, "t"), kfake.EnableSASL(),
+	cluster := kafkatest.NewCluster(t, kfake.NumBrokers(3), kfake.SeedTopics(3, "t"), kfake.EnableSASL(),
 		kfake.Superuser("SCRAM-SHA-256", "alice", "alice-s3cret"), kfake.BrokerConfigs(map[string]string{"connections.max.reauth.ms": "1500"}))
-	require.NoError(t, err)
-	t.Cleanup(cluster.Close)
 	res := run(t, strings.NewReader(keyedLines(300)), "-b", strings.Join(cluster.ListenAddrs(), ","), "-t", "t", "-K", ":", "-o", "none",
 		"--rate", "50", "--stats", "--sasl-mechanism", "SCRAM-SHA-256", "--sasl-username", "alice", "--sasl-password", "alice-s3cret")
 	require.Equal(t, 0, res.Code, "stderr:\n%s", res.Stderr)

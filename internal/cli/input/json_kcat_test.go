@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
 // TestJSONReadsKcatOutput stores records in kfake with kgo, dumps the topic
@@ -24,13 +26,11 @@ func TestJSONReadsKcatOutput(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "src"))
-	require.NoError(t, err)
-	t.Cleanup(cluster.Close)
+	cluster := kafkatest.NewCluster(t, kfake.NumBrokers(1), kfake.SeedTopics(3, "src"))
 	addr := cluster.ListenAddrs()[0]
 
 	sent := produceFixtures(ctx, t, addr)
-	stored := consumeKcatRecords(ctx, t, addr, "src", len(sent))
+	stored := kafkatest.ConsumeAll(t, []string{addr}, "src", len(sent))
 
 	var out, errOut bytes.Buffer
 	cmd := exec.CommandContext(ctx, kcat, "-C", "-b", addr, "-t", "src", "-J", "-e", "-q")
@@ -67,23 +67,6 @@ func TestJSONReadsKcatOutput(t *testing.T) {
 			assert.Equal(t, string(hd.Value), string(got.Headers[i].Value))
 		}
 	}
-}
-
-// consumeAll reads n records of topic from the start with kgo.
-func consumeKcatRecords(ctx context.Context, t *testing.T, addr, topic string, n int) []*kgo.Record {
-	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	require.NoError(t, err)
-	defer cl.Close()
-	var recs []*kgo.Record
-	for len(recs) < n {
-		fetches := cl.PollFetches(ctx)
-		require.NoError(t, ctx.Err(), "consumed %d of %d records", len(recs), n)
-		fetches.EachError(func(topic string, p int32, err error) { t.Fatalf("fetch %s/%d: %v", topic, p, err) })
-		recs = append(recs, fetches.Records()...)
-	}
-	return recs
 }
 
 // produceFixtures stores records with awkward bytes, null keys and values,

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
+	"github.com/kproduce/kproduce/internal/kafkatest"
 	"github.com/kproduce/kproduce/internal/kafkatest/saslfront"
 )
 
@@ -129,7 +130,7 @@ func TestSessionLifetime(t *testing.T) {
 	require.NoError(t, r.metadata(), "within the new session")
 	clock.Advance(500 * time.Millisecond)
 	require.Error(t, r.metadata(), "the session ended")
-	waitFor(t, "closed", func() bool { return front.Connections()[0].Closed })
+	kafkatest.WaitFor(t, 10*time.Second, "closed", func() bool { return front.Connections()[0].Closed })
 	c := front.Connections()[0]
 	assert.True(t, c.Expired)
 	assert.Equal(t, 1, c.Authentications)
@@ -143,7 +144,7 @@ func TestSessionLifetime(t *testing.T) {
 	hs.Version, hs.Mechanism = 1, "PLAIN"
 	_, err := r2.roundTrip(hs)
 	require.Error(t, err)
-	waitFor(t, "closed", func() bool { return front.Connections()[1].Closed })
+	kafkatest.WaitFor(t, 10*time.Second, "closed", func() bool { return front.Connections()[1].Closed })
 	assert.True(t, front.Connections()[1].Expired)
 }
 
@@ -169,7 +170,7 @@ func TestReauthenticationMustKeepThePrincipal(t *testing.T) {
 	resp := r.authPlain("bob", "b")
 	assert.Equal(t, kerr.SaslAuthenticationFailed.Code, resp.ErrorCode)
 	assert.Contains(t, *resp.ErrorMessage, "cannot change principals")
-	waitFor(t, "closed", func() bool { return front.Connections()[0].Closed })
+	kafkatest.WaitFor(t, 10*time.Second, "closed", func() bool { return front.Connections()[0].Closed })
 }
 
 // A client that interleaves its SASL exchange with other requests is cut
@@ -185,7 +186,7 @@ func TestInterleavingIsAViolation(t *testing.T) {
 		_, err := r.roundTrip(hs)
 		require.NoError(t, err)
 		require.Error(t, r.metadata())
-		waitFor(t, "closed", func() bool { return front.Connections()[0].Closed })
+		kafkatest.WaitFor(t, 10*time.Second, "closed", func() bool { return front.Connections()[0].Closed })
 		assert.Contains(t, front.Connections()[0].Violation, "in the middle of a SASL exchange")
 	})
 	t.Run("re-authentication with answers owed", func(t *testing.T) {
@@ -204,7 +205,7 @@ func TestInterleavingIsAViolation(t *testing.T) {
 		hs := kmsg.NewPtrSASLHandshakeRequest()
 		hs.Version, hs.Mechanism = 1, "PLAIN"
 		r.send(hs)
-		waitFor(t, "closed", func() bool { return front.Connections()[0].Closed })
+		kafkatest.WaitFor(t, 10*time.Second, "closed", func() bool { return front.Connections()[0].Closed })
 		assert.Contains(t, front.Connections()[0].Violation, "answers still owed")
 	})
 }

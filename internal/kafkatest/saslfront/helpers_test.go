@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl"
 
+	"github.com/kproduce/kproduce/internal/kafkatest"
 	"github.com/kproduce/kproduce/internal/kafkatest/saslfront"
 )
 
@@ -24,12 +25,8 @@ func startFront(t *testing.T, cfg saslfront.Config, n int, opts ...kfake.Opt) (*
 	t.Helper()
 	front := saslfront.New(cfg)
 	base := []kfake.Opt{kfake.ListenFn(front.Listen), kfake.NumBrokers(n), kfake.SeedTopics(3, "t")}
-	cluster, err := kfake.NewCluster(append(base, opts...)...)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		cluster.Close()
-		front.Close()
-	})
+	t.Cleanup(front.Close) // after the cluster: cleanups run last in, first out
+	cluster := kafkatest.NewCluster(t, append(base, opts...)...)
 	return front, cluster
 }
 
@@ -195,10 +192,4 @@ func (c *manualClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
-}
-
-// waitFor waits until cond holds, failing the test after 10 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	require.Eventually(t, cond, 10*time.Second, 5*time.Millisecond, what)
 }
