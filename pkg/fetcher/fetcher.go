@@ -14,10 +14,11 @@ import (
 )
 
 // Fetcher reads records back over an admin.Client's connections. It is
-// safe for concurrent use; calls run one at a time.
+// safe for concurrent use: one request at a time is sent, and a call
+// waiting to retry lets the others go.
 type Fetcher struct {
 	client *admin.Client
-	mu     sync.Mutex                                 // serialises the calls, and guards topics
+	mu     sync.Mutex                                 // serialises the attempts (not their retry waits), and guards topics
 	topics map[string]*protocol.MetadataResponseTopic // the metadata of the topics read, refreshed on demand
 }
 
@@ -44,25 +45,17 @@ const fetchResponseMaxBytes = 50 << 20
 // offset: below it every transaction has ended. Leader changes and other
 // retriable errors are retried until ctx ends.
 func (f *Fetcher) ListOffsets(ctx context.Context, topic string, partitions []int32, timestamp int64, isolation int8) (map[int32]int64, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	out := make(map[int32]int64, len(partitions))
 	todo := slices.Clone(partitions)
 	retry := &partitionRetry{f: f, topic: topic}
 	for {
-		byLeader, err := f.groupByLeader(ctx, retry, todo)
+		f.mu.Lock()
+		failed, err := f.listOffsetsOnce(ctx, retry, todo, timestamp, isolation, out)
+		f.mu.Unlock()
 		if err != nil {
 			return nil, fmt.Errorf("list offsets of %s: %w", topic, err)
 		}
-		todo = todo[:0]
-		for _, node := range slices.Sorted(maps.Keys(byLeader)) {
-			failed, err := f.listOffsetsFrom(ctx, retry, node, byLeader[node], timestamp, isolation, out)
-			if err != nil {
-				return nil, fmt.Errorf("list offsets of %s: %w", topic, err)
-			}
-			todo = append(todo, failed...)
-		}
-		if len(todo) == 0 {
+		if todo = failed; len(todo) == 0 {
 			return out, nil
 		}
 		if err := retry.wait(ctx); err != nil {
@@ -71,20 +64,41 @@ func (f *Fetcher) ListOffsets(ctx context.Context, topic string, partitions []in
 	}
 }
 
-// groupByLeader maps each leader to the partitions it leads; partitions
-// without a leader yet are left out (retried).
-func (f *Fetcher) groupByLeader(ctx context.Context, retry *partitionRetry, partitions []int32) (map[int32][]int32, error) {
-	out := make(map[int32][]int32)
-	for _, p := range partitions {
-		node, _, ok, err := retry.leader(ctx, p)
+// listOffsetsOnce asks the leaders of partitions for their offsets, into
+// out, and returns the partitions to retry. f.mu must be held.
+func (f *Fetcher) listOffsetsOnce(ctx context.Context, retry *partitionRetry, partitions []int32, timestamp int64, isolation int8,
+	out map[int32]int64) ([]int32, error) {
+	byLeader, todo, err := f.groupByLeader(ctx, retry, partitions)
+	if err != nil {
+		return nil, err
+	}
+	for _, node := range slices.Sorted(maps.Keys(byLeader)) {
+		failed, err := f.listOffsetsFrom(ctx, retry, node, byLeader[node], timestamp, isolation, out)
 		if err != nil {
 			return nil, err
 		}
+		todo = append(todo, failed...)
+	}
+	return todo, nil
+}
+
+// groupByLeader maps each leader to the partitions it leads, and returns
+// the partitions without a leader yet (to retry). f.mu must be held.
+func (f *Fetcher) groupByLeader(ctx context.Context, retry *partitionRetry, partitions []int32) (map[int32][]int32, []int32, error) {
+	out := make(map[int32][]int32)
+	var leaderless []int32
+	for _, p := range partitions {
+		node, _, ok, err := retry.leader(ctx, p)
+		if err != nil {
+			return nil, nil, err
+		}
 		if ok {
 			out[node] = append(out[node], p)
+		} else {
+			leaderless = append(leaderless, p)
 		}
 	}
-	return out, nil
+	return out, leaderless, nil
 }
 
 // listOffsetsFrom asks node for the offsets of its partitions, storing them
@@ -154,14 +168,14 @@ type Options struct {
 // to read within opts.MaxWait. OFFSET_OUT_OF_RANGE and other permanent
 // errors are returned; leader changes are retried until ctx ends.
 func (f *Fetcher) Fetch(ctx context.Context, opts Options) (*fetch.Partition, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
 	}
 	retry := &partitionRetry{f: f, topic: opts.Topic}
 	for {
+		f.mu.Lock()
 		got, err := f.fetchOnce(ctx, retry, &opts)
+		f.mu.Unlock()
 		if err != nil || got != nil {
 			if err != nil {
 				err = fmt.Errorf("fetch %s/%d at offset %d: %w", opts.Topic, opts.Partition, opts.Offset, err)
@@ -175,7 +189,7 @@ func (f *Fetcher) Fetch(ctx context.Context, opts Options) (*fetch.Partition, er
 }
 
 // fetchOnce sends one Fetch to the partition's leader. It returns nil and
-// no error when the attempt must be retried.
+// no error when the attempt must be retried. f.mu must be held.
 func (f *Fetcher) fetchOnce(ctx context.Context, retry *partitionRetry, opts *Options) (*fetch.Partition, error) {
 	node, topicID, ok, err := retry.leader(ctx, opts.Partition)
 	if err != nil || !ok {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/kproduce/kproduce/pkg/admin"
@@ -12,19 +13,16 @@ import (
 )
 
 // readBackWait is how long one fetch may wait for a canary not yet
-// readable, and readBackAttempt how long one attempt at a canary may take
-// (its retries included) before the canaries behind it get their turn.
-const (
-	readBackWait    = 200 * time.Millisecond
-	readBackAttempt = time.Second
-)
+// readable.
+const readBackWait = 200 * time.Millisecond
 
 // readBack reads every acknowledged canary back from its partition's
 // leader, as soon as it is acknowledged, proving that what was written can
 // be read. A canary's read latency runs from its send to the fetch that
-// returned it (the produce-to-consume latency). Canaries take turns: one
-// whose partition cannot serve it is tried again after the others, so it
-// delays no other partition by more than one attempt.
+// returned it (the produce-to-consume latency). Each canary is read on a
+// goroutine of its own, and the fetcher lets other fetches go while one
+// waits to retry, so a partition that cannot serve its canary delays no
+// other.
 type readBack struct {
 	client *fetcher.Fetcher
 	run    *canaryRun
@@ -51,69 +49,39 @@ func (rb *readBack) wait() {
 	<-rb.done
 }
 
-// loop tries the acknowledged canaries in turn until each is read back or
-// failed, and the acknowledgements are over.
+// loop reads each acknowledged canary back on a goroutine of its own,
+// until the acknowledgements are over and every canary has its outcome.
 func (rb *readBack) loop(ctx context.Context) {
-	var pending []int
-	lastErr := map[int]error{}
-	acked := rb.acked
-	for acked != nil || len(pending) > 0 {
-		if len(pending) == 0 {
-			i, ok := <-acked
-			if !ok {
-				return
-			}
-			pending = append(pending, i)
-		}
-		for more := true; more && acked != nil; { // take in what was acknowledged meanwhile
-			select {
-			case i, ok := <-acked:
-				if !ok {
-					acked = nil
-				} else {
-					pending = append(pending, i)
-				}
-			default:
-				more = false
-			}
-		}
-		i := pending[0]
-		pending = pending[1:]
-		if err := rb.attempt(ctx, i); err != nil {
-			lastErr[i] = err
-			if ctx.Err() != nil {
-				rb.run.readDone(i, time.Time{}, err)
-				continue
-			}
-			pending = append(pending, i) // its turn again after the others
-		}
+	var wg sync.WaitGroup
+	for i := range rb.acked {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rb.readCanary(ctx, i)
+		}()
 	}
+	wg.Wait()
 }
 
-// attempt tries to read canary i back for up to readBackAttempt. It
-// records the outcome and returns nil when there is one (read back, not
-// the canary, or a permanent error), and returns the error to retry
-// after.
-func (rb *readBack) attempt(ctx context.Context, i int) error {
+// readCanary reads canary i back until it is found, a permanent error
+// says it cannot be, or ctx ends, and records the outcome.
+func (rb *readBack) readCanary(ctx context.Context, i int) {
 	r := rb.run
 	r.mu.Lock()
 	c := r.canaries[i]
 	r.mu.Unlock()
-	actx, cancel := context.WithTimeout(ctx, readBackAttempt)
-	defer cancel()
 	for {
-		p, err := rb.fetch(actx, c.partition, c.offset)
+		p, err := rb.fetch(ctx, c.partition, c.offset)
 		switch {
-		case err != nil && actx.Err() == nil:
-			r.readDone(i, time.Time{}, err) // a permanent error
-			return nil
 		case err != nil:
-			return err
+			r.readDone(i, time.Time{}, err) // permanent, or still failing at the deadline
+			return
 		case p.found:
 			r.readDone(i, time.Now(), r.checkCanary(c, p))
-			return nil
-		case actx.Err() != nil:
-			return fmt.Errorf("no record at offset %d yet", c.offset)
+			return
+		case ctx.Err() != nil:
+			r.readDone(i, time.Time{}, fmt.Errorf("no record at offset %d yet: %w", c.offset, ctx.Err()))
+			return
 		}
 	}
 }
