@@ -1,6 +1,7 @@
 package accumulator
 
 import (
+	"cmp"
 	"slices"
 	"unsafe"
 )
@@ -95,22 +96,11 @@ func (s *chunkSet) addChunk() {
 	}
 	s.out[i] = make([]uint8, s.chunk/s.minClass)
 	at, _ := slices.BinarySearchFunc(s.byAddress, address(s.chunks[i]), func(c int, a uintptr) int {
-		return cmpAddress(address(s.chunks[c]), a)
+		return cmp.Compare(address(s.chunks[c]), a)
 	})
 	s.byAddress = slices.Insert(s.byAddress, at, i)
 	s.live++
 	s.insertFree(s.orders-1, i*s.chunk)
-}
-
-// cmpAddress compares two addresses.
-func cmpAddress(a, b uintptr) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // blockOf returns the chunk, the offset in it and the order of a
@@ -120,7 +110,7 @@ func (s *chunkSet) blockOf(buf []byte) (c, o, order int, ok bool) {
 	addr := address(buf)
 	// The last chunk starting at or before addr.
 	i, found := slices.BinarySearchFunc(s.byAddress, addr, func(c int, a uintptr) int {
-		return cmpAddress(address(s.chunks[c]), a)
+		return cmp.Compare(address(s.chunks[c]), a)
 	})
 	if !found {
 		i--
