@@ -80,7 +80,9 @@ func (s *chunkSet) take(order int) ([]byte, bool) {
 	return s.chunks[c][o : o : o+size], true
 }
 
-// address is the address of b's first byte.
+// address is the address of b's first byte, used only to order and find
+// chunks, never turned back into a pointer: Go's heap does not move
+// objects, and s.chunks keeps every chunk alive while it is in the set.
 func address(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
 
 // addChunk allocates a chunk and adds it as a free block of the top order.
