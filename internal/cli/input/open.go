@@ -1,74 +1,145 @@
 package input
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"runtime"
+	"sync"
 )
 
-// Input is an opened input.
+// Input is one input of a run: a file, checked but not yet opened, or
+// stdin.
 type Input struct {
 	Name string    // the file name, "-" for stdin
 	R    io.Reader // the data
-	c    io.Closer // nil for stdin
+	file *lazyFile // nil for stdin
 }
 
-// Close closes the input (stdin is left open).
+// Close closes the input (stdin is left open). A file not opened yet
+// cannot be opened afterwards.
 func (n Input) Close() error {
-	if n.c == nil {
+	if n.file == nil {
 		return nil
 	}
-	return n.c.Close()
+	return n.file.Close()
 }
 
-// Open opens every input before anything is produced: the files in
-// order, "-" (or no file at all) being stdin. If one cannot be opened, the
-// ones already opened are closed and the error names it.
+// Open opens the input if it is a file not opened yet (a named pipe waits
+// for a writer), so that a file that went away since the check is told
+// apart from a read error: the error names the file. Reading opens it too.
+func (n Input) Open() error {
+	if n.file == nil {
+		return nil
+	}
+	return n.file.Open()
+}
+
+// Size is the number of bytes left to read in the input when it is a
+// regular file (stdin too when it is one): for a file not opened yet, its
+// size when it was checked. It is -1 when unknown (a pipe, a terminal, a
+// device).
+func (n Input) Size() int64 {
+	if n.file != nil {
+		return n.file.remaining()
+	}
+	if f, ok := n.R.(*os.File); ok {
+		return fileRemaining(f)
+	}
+	return -1
+}
+
+// Open checks every input before anything is produced, and opens none:
+// the files in order, "-" (or no file at all) being stdin. A file that
+// does not exist, is a directory or may not be read is an error naming it
+// (the first such file). Each file is opened when it is first read and
+// closed at its end (see lazyFile), so that a run holds one file open at a
+// time, however many it names; a file that goes away after the check
+// fails on its own then. Many files are checked by several goroutines.
 func Open(files []string, stdin io.Reader) ([]Input, error) {
 	names := files
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
-	inputs := make([]Input, 0, len(names))
-	for _, name := range names {
-		in, err := openInput(name, stdin)
-		if err != nil {
-			Close(inputs)
-			return nil, fmt.Errorf("input: %w", err)
+	inputs := make([]Input, len(names))
+	lazy := make([]lazyFile, len(names)) // one allocation for all of them
+	if err := checkAll(names, lazy); err != nil {
+		return nil, fmt.Errorf("input: %w", err)
+	}
+	for i, name := range names {
+		if name == "-" {
+			inputs[i] = Input{Name: name, R: stdin}
+			continue
 		}
-		inputs = append(inputs, in)
+		inputs[i] = Input{Name: name, R: &lazy[i], file: &lazy[i]}
 	}
 	return inputs, nil
 }
 
-// openInput opens one input and checks that it can be read as a stream. A
-// named pipe is only checked: it is opened when first read (see
-// fifoInput).
-func openInput(name string, stdin io.Reader) (Input, error) {
-	if name == "-" {
-		return Input{Name: name, R: stdin}, nil
+// checkShare is the fewest files a goroutine of checkAll checks.
+const checkShare = 512
+
+// checkAll checks the files among names ("-" is stdin), making lazy[i]
+// the unopened input of names[i], on up to GOMAXPROCS goroutines, each
+// a contiguous share of names. It returns the error of the first file
+// that failed.
+func checkAll(names []string, lazy []lazyFile) error {
+	workers := min(runtime.GOMAXPROCS(0), len(names)/checkShare)
+	if workers <= 1 {
+		return checkRange(names, lazy)
 	}
-	if st, err := os.Stat(name); err == nil && st.Mode()&os.ModeNamedPipe != 0 {
-		p, err := openFIFO(name)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		from, to := w*len(names)/workers, (w+1)*len(names)/workers
+		wg.Go(func() { errs[w] = checkRange(names[from:to], lazy[from:to]) })
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return Input{}, err
+			return err
 		}
-		return Input{Name: name, R: p, c: p}, nil
 	}
-	f, err := os.Open(name)
-	if err != nil {
-		return Input{}, err
+	return nil
+}
+
+// checkRange checks the files among names in order, up to the first that
+// fails.
+func checkRange(names []string, lazy []lazyFile) error {
+	for i, name := range names {
+		if name == "-" {
+			continue
+		}
+		if err := checkInput(&lazy[i], name); err != nil {
+			return err
+		}
 	}
-	st, err := f.Stat()
+	return nil
+}
+
+// checkInput checks that the file name can be read as a stream and makes
+// l its unopened input.
+func checkInput(l *lazyFile, name string) error {
+	st, err := os.Stat(name)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return &fs.PathError{Op: "open", Path: name, Err: pe.Err} // what fails is opening it
+	}
 	if err != nil {
-		f.Close()
-		return Input{}, err
+		return err
 	}
 	if st.IsDir() {
-		f.Close()
-		return Input{}, fmt.Errorf("%s is a directory", name)
+		return fmt.Errorf("%s is a directory", name)
 	}
-	return Input{Name: name, R: f, c: f}, nil
+	if err := checkReadable(name); err != nil {
+		return &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	*l = lazyFile{name: name, pipe: st.Mode()&os.ModeNamedPipe != 0, size: -1}
+	if st.Mode().IsRegular() {
+		l.size = st.Size()
+	}
+	return nil
 }
 
 // Close closes every input.
@@ -76,4 +147,18 @@ func Close(inputs []Input) {
 	for _, in := range inputs {
 		_ = in.Close()
 	}
+}
+
+// fileRemaining is the number of bytes left to read in f when it is a
+// regular file, -1 otherwise.
+func fileRemaining(f *os.File) int64 {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return -1
+	}
+	pos, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return -1
+	}
+	return max(st.Size()-pos, 0)
 }
