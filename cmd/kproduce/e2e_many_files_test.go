@@ -140,16 +140,23 @@ func TestManyFilesUnderALowDescriptorLimit(t *testing.T) {
 	c := e2eCluster(t)
 	dir := t.TempDir()
 	writeManyFiles(t, dir, n, func(i int) string { return fmt.Sprint(i) })
-	// The shell sets the limit and expands the names (a command line of
-	// 100,000 paths is longer than the kernel takes in one exec argument).
-	script := fmt.Sprintf(`ulimit -n %d && ulimit -n >&2 && cd "$1" && shift && exec "$@" f*`, limit)
-	proc := startProcess(t, func(cmd *exec.Cmd) {
-		cmd.Args = append([]string{"sh", "-c", script, "sh", dir, cmd.Path}, "-b", brokersFlag(c), "-t", "t", "-f", "file", "-o", "none")
-		cmd.Path = "/bin/sh"
-	})
+	proc := startProcess(t, withFileLimit(limit, dir, "f*"), "-b", brokersFlag(c), "-t", "t", "-f", "file", "-o", "none")
 	code, _ := proc.wait(t, 5*time.Minute)
 	stderr := proc.stderr.String()
 	require.Equal(t, cmdutil.ExitOK, code, stderr)
 	assert.Equal(t, fmt.Sprintf("%d\n", limit), stderr, "the limit the run had, and nothing else on stderr")
 	assert.EqualValues(t, n, topicRecordCount(c, "t"))
+}
+
+// withFileLimit runs the command through sh with a limit of limit open
+// descriptors, hard and soft, so that the Go runtime cannot raise it; in
+// dir, with the files glob matches there after its arguments (the shell
+// expands them: a command line of 100,000 paths is longer than the kernel
+// takes as one exec argument). The shell prints the limit on stderr first.
+func withFileLimit(limit int, dir, glob string) func(*exec.Cmd) {
+	script := fmt.Sprintf(`ulimit -n %d && ulimit -n >&2 && cd "$1" && shift && exec "$@" %s`, limit, glob)
+	return func(cmd *exec.Cmd) {
+		cmd.Args = append([]string{"sh", "-c", script, "sh", dir, cmd.Path}, cmd.Args[1:]...)
+		cmd.Path = "/bin/sh"
+	}
 }

@@ -219,3 +219,35 @@ func TestInputSize(t *testing.T) {
 	assert.Zero(t, ins[0].Size())
 	assert.Equal(t, int64(-1), ins[1].Size())
 }
+
+// TestReadOnAfterACheckedPrefix: a file whose start was read (a resumed
+// run checks the part an earlier run committed that way) stays open, and
+// the read ahead leaves it alone: replacing the file afterwards does not
+// change what is read on, which is the rest of the file that was checked.
+func TestReadOnAfterACheckedPrefix(t *testing.T) {
+	names := manyFiles(t, 3)
+	original := []byte(strings.Repeat("original\n", 10_000))
+	require.NoError(t, os.WriteFile(names[1], original, 0o600))
+	ins, err := Open(names, nil)
+	require.NoError(t, err)
+	defer Close(ins)
+	prefix := make([]byte, 1000)
+	_, err = io.ReadFull(ins[1].R, prefix)
+	require.NoError(t, err)
+
+	replacement := filepath.Join(t.TempDir(), "replacement")
+	require.NoError(t, os.WriteFile(replacement, []byte("replaced\n"), 0o600))
+	require.NoError(t, os.Rename(replacement, names[1]))
+	stop := ReadAhead(ins)
+	defer stop()
+	for i := range ins {
+		require.NoError(t, ins[i].Open())
+		data, err := io.ReadAll(ins[i].R)
+		require.NoError(t, err)
+		if i == 1 {
+			assert.Equal(t, original[1000:], data, "the rest of the file checked")
+			continue
+		}
+		assert.Equal(t, fileContent(i), data)
+	}
+}
