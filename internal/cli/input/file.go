@@ -16,7 +16,7 @@ const fileReadChunk = 64 << 10
 
 // minFittedBuffer is the smallest read buffer of a source whose size is
 // known (Start.Size).
-const minFittedBuffer = 4 << 10
+const minFittedBuffer = 512
 
 // fileReader reads the file format: the whole input is one record, byte
 // for byte. At most --max-record-bytes+1 bytes are read: a larger input
@@ -75,6 +75,11 @@ func (f *fileReader) Next(rec *Record) error {
 // is read into a buffer of that size and one byte more, in one read and
 // the one that sees its end.
 func (f *fileReader) readAll() ([]byte, error) {
+	if l, ok := f.r.(*lazyFile); ok {
+		if data, ok := l.takeWhole(f.limit); ok {
+			return data, nil // a small file read ahead: its bytes as they are
+		}
+	}
 	buf := f.buf[:0]
 	first := int64(fileReadChunk)
 	if f.size > 0 {

@@ -22,6 +22,26 @@ func checkReadable(name string) error {
 	return f.Close()
 }
 
+// statFile is os.Stat of name: its kind and, for a regular file, its
+// size.
+func statFile(name string) (fileKind, int64, error) {
+	st, err := os.Stat(name)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return 0, 0, pe.Err
+	}
+	switch {
+	case err != nil:
+		return 0, 0, err
+	case st.Mode().IsRegular():
+		return kindRegular, st.Size(), nil
+	case st.IsDir():
+		return kindDir, 0, nil
+	case st.Mode()&os.ModeNamedPipe != 0:
+		return kindPipe, 0, nil
+	}
+	return kindOther, 0, nil
+}
+
 // openRegular opens a file that is not a named pipe for reading.
 func openRegular(name string) (*os.File, error) { return os.Open(name) }
 

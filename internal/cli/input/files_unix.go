@@ -16,6 +16,31 @@ const accessRead = 4
 // without opening it (access(2)).
 func checkReadable(name string) error { return syscall.Access(name, accessRead) }
 
+// statFile is stat(2) of name (following symbolic links): its kind and,
+// for a regular file, its size. Unlike os.Stat it allocates no FileInfo: a
+// run of many files checks each.
+func statFile(name string) (fileKind, int64, error) {
+	var st syscall.Stat_t
+	for {
+		err := syscall.Stat(name, &st)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EINTR) {
+			return 0, 0, err
+		}
+	}
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFREG:
+		return kindRegular, st.Size, nil
+	case syscall.S_IFDIR:
+		return kindDir, 0, nil
+	case syscall.S_IFIFO:
+		return kindPipe, 0, nil
+	}
+	return kindOther, 0, nil
+}
+
 // openRegular opens a file that is not a named pipe for reading, with two
 // system calls (the open, and os.NewFile's look at the descriptor's
 // flags) where os.Open also tries, and fails, to register a regular file

@@ -40,19 +40,26 @@ const (
 // without blocking (O_NONBLOCK) is no alternative: reading such a
 // descriptor before a writer came reports the end of the input.
 type lazyFile struct {
-	name string
-	pipe bool  // a named pipe: opened through the runtime's poller, so that Close ends a blocked Read
-	size int64 // a regular file's size when it was checked; -1 for other files
+	name *string // its Input's Name
+	size int64   // a regular file's size when it was checked; -1 for other files
 
-	mu    sync.Mutex // guards the fields below: Close may come from another goroutine
+	mu    sync.Mutex // guards state and rd: Close may come from another goroutine
 	state fileState
+	pipe  bool      // a named pipe: opened through the runtime's poller, so that Close ends a blocked Read
+	rd    *fileRead // while the file is being read, or why it failed; nil before and after
+}
+
+// fileRead is what a lazyFile holds while it is read: kept apart, so that
+// the inputs of a run of many files, checked and not yet read (or done
+// with), cost a few words each.
+type fileRead struct {
 	f     *os.File // the open file; nil once read to its end
 	ahead []byte   // bytes read ahead, not yet returned by Read
 	read  int64    // bytes returned by Read
 	err   error    // why it could not be opened (fileFailed)
 	// done is closed when the read ahead ends (fileAhead).
 	done chan struct{}
-	// slot is the read-ahead's slot this file holds until it is read to its
+	// slot is the read-ahead's slot the file holds until it is read to its
 	// end or closed; nil: none.
 	slot chan struct{}
 }
@@ -63,26 +70,30 @@ func openFIFO(name string) (*lazyFile, error) {
 	if err := checkReadable(name); err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
-	return &lazyFile{name: name, pipe: true, size: -1}, nil
+	return &lazyFile{name: &name, pipe: true, size: -1}, nil
 }
 
 // Read opens the file on the first call (a pipe waits for a writer), then
-// reads from it: what was read ahead first, then the descriptor. At its
-// end the file is closed and every later Read returns io.EOF.
+// reads from it: what was read ahead first, then the file. At its end the
+// file is closed and every later Read returns io.EOF.
 func (l *lazyFile) Read(b []byte) (int, error) {
 	l.mu.Lock()
 	if err := l.settleLocked(); err != nil {
 		l.mu.Unlock()
 		return 0, err
 	}
-	if len(l.ahead) > 0 {
-		n := copy(b, l.ahead)
-		l.ahead = l.ahead[n:]
-		l.read += int64(n)
+	rd := l.rd
+	if len(rd.ahead) > 0 {
+		n := copy(b, rd.ahead)
+		rd.ahead = rd.ahead[n:]
+		if len(rd.ahead) == 0 {
+			rd.ahead = nil // an empty slice of it would keep it
+		}
+		rd.read += int64(n)
 		l.mu.Unlock()
 		return n, nil
 	}
-	f := l.f
+	f := rd.f
 	l.mu.Unlock()
 	if f == nil {
 		l.end()
@@ -90,12 +101,32 @@ func (l *lazyFile) Read(b []byte) (int, error) {
 	}
 	n, err := f.Read(b)
 	l.mu.Lock()
-	l.read += int64(n)
+	rd.read += int64(n)
 	l.mu.Unlock()
 	if errors.Is(err, io.EOF) {
 		l.end()
 	}
 	return n, err
+}
+
+// takeWhole returns the whole file when it was read ahead whole and is no
+// larger than limit: the bytes become the caller's, and the file is read
+// to its end. Otherwise it returns false, and Read goes on as it would
+// have (the file may have been opened meanwhile).
+func (l *lazyFile) takeWhole(limit int64) ([]byte, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.settleLocked() != nil {
+		return nil, false
+	}
+	rd := l.rd
+	if rd.f != nil || rd.read > 0 || int64(len(rd.ahead)) > limit {
+		return nil, false
+	}
+	data := rd.ahead
+	l.releaseLocked()
+	l.state, l.rd = fileEnded, nil
+	return data, true
 }
 
 // Open opens the file if it is not yet (or waits for its read ahead), so
@@ -107,6 +138,14 @@ func (l *lazyFile) Open() error {
 		return err
 	}
 	return nil
+}
+
+// reading returns l.rd, making it first if need be. l.mu is held.
+func (l *lazyFile) reading() *fileRead {
+	if l.rd == nil {
+		l.rd = &fileRead{}
+	}
+	return l.rd
 }
 
 // settleLocked brings the file to fileOpen, opening it or waiting for its
@@ -121,16 +160,17 @@ func (l *lazyFile) settleLocked() error {
 		case fileEnded:
 			return io.EOF
 		case fileFailed:
-			return l.err
+			return l.rd.err
 		case fileClosed:
 			return errInputClosed
 		case fileAhead:
-			done := l.done
+			done := l.rd.done
 			l.mu.Unlock()
 			<-done
 			l.mu.Lock()
 		case fileChecked:
 			l.state = fileOpening // the read ahead leaves it alone
+			l.reading()
 			l.mu.Unlock()
 			f, err := l.open()
 			l.mu.Lock()
@@ -144,9 +184,9 @@ func (l *lazyFile) settleLocked() error {
 // open opens the file for reading.
 func (l *lazyFile) open() (*os.File, error) {
 	if l.pipe {
-		return os.Open(l.name)
+		return os.Open(*l.name)
 	}
-	return openRegular(l.name)
+	return openRegular(*l.name)
 }
 
 // opened records the outcome of the open of a file that was fileOpening or
@@ -159,21 +199,23 @@ func (l *lazyFile) opened(f *os.File, err error) {
 			_ = f.Close()
 		}
 		l.releaseLocked()
+		l.rd = nil
 	case err != nil:
-		l.state, l.err = fileFailed, fmt.Errorf("%w (it could be read when the run started)", err)
 		l.releaseLocked()
+		l.state, l.rd = fileFailed, &fileRead{err: fmt.Errorf("%w (it could be read when the run started)", err)}
 	default:
-		l.state, l.f = fileOpen, f
+		l.state, l.rd.f = fileOpen, f
 	}
 }
 
 // end closes the file read to its end.
 func (l *lazyFile) end() {
+	var f *os.File
 	l.mu.Lock()
-	f := l.f
 	if l.state == fileOpen {
-		l.state, l.f = fileEnded, nil
+		f = l.rd.f
 		l.releaseLocked()
+		l.state, l.rd = fileEnded, nil
 	}
 	l.mu.Unlock()
 	if f != nil {
@@ -184,9 +226,9 @@ func (l *lazyFile) end() {
 // releaseLocked gives back the read-ahead slot the file holds, if any.
 // l.mu is held.
 func (l *lazyFile) releaseLocked() {
-	if l.slot != nil {
-		<-l.slot
-		l.slot = nil
+	if l.rd != nil && l.rd.slot != nil {
+		<-l.rd.slot
+		l.rd.slot = nil
 	}
 }
 
@@ -194,12 +236,14 @@ func (l *lazyFile) releaseLocked() {
 // later or pending first Read fails. A read ahead under way closes the
 // file it opened when it ends.
 func (l *lazyFile) Close() error {
+	var f *os.File
 	l.mu.Lock()
-	f := l.f
-	if l.state != fileAhead {
+	if l.state != fileAhead && l.rd != nil {
+		f = l.rd.f
 		l.releaseLocked()
+		l.rd = nil
 	}
-	l.f, l.ahead, l.state = nil, nil, fileClosed
+	l.state = fileClosed
 	l.mu.Unlock()
 	if f == nil {
 		return nil
@@ -218,6 +262,8 @@ func (l *lazyFile) remaining() int64 {
 		return 0
 	case l.size < 0:
 		return -1
+	case l.rd == nil:
+		return l.size
 	}
-	return max(l.size-l.read, 0)
+	return max(l.size-l.rd.read, 0)
 }

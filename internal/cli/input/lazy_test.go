@@ -176,7 +176,7 @@ func TestReadAheadWaitsAtAPipe(t *testing.T) {
 func holdsSlot(l *lazyFile) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.slot != nil
+	return l.rd != nil && l.rd.slot != nil
 }
 
 // TestCloseDuringReadAhead: inputs closed while the read ahead runs, some

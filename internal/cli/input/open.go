@@ -1,7 +1,6 @@
 package input
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -64,16 +63,19 @@ func Open(files []string, stdin io.Reader) ([]Input, error) {
 		names = []string{"-"}
 	}
 	inputs := make([]Input, len(names))
+	for i, name := range names {
+		inputs[i].Name = name
+	}
 	lazy := make([]lazyFile, len(names)) // one allocation for all of them
-	if err := checkAll(names, lazy); err != nil {
+	if err := checkAll(inputs, lazy); err != nil {
 		return nil, fmt.Errorf("input: %w", err)
 	}
-	for i, name := range names {
-		if name == "-" {
-			inputs[i] = Input{Name: name, R: stdin}
+	for i := range inputs {
+		if inputs[i].Name == "-" {
+			inputs[i].R = stdin
 			continue
 		}
-		inputs[i] = Input{Name: name, R: &lazy[i], file: &lazy[i]}
+		inputs[i].R, inputs[i].file = &lazy[i], &lazy[i]
 	}
 	return inputs, nil
 }
@@ -81,20 +83,20 @@ func Open(files []string, stdin io.Reader) ([]Input, error) {
 // checkShare is the fewest files a goroutine of checkAll checks.
 const checkShare = 512
 
-// checkAll checks the files among names ("-" is stdin), making lazy[i]
-// the unopened input of names[i], on up to GOMAXPROCS goroutines, each
-// a contiguous share of names. It returns the error of the first file
-// that failed.
-func checkAll(names []string, lazy []lazyFile) error {
-	workers := min(runtime.GOMAXPROCS(0), len(names)/checkShare)
+// checkAll checks the files among inputs (stdin is "-"), making lazy[i]
+// the unopened file of inputs[i], on up to GOMAXPROCS goroutines, each a
+// contiguous share of them. It returns the error of the first file that
+// failed.
+func checkAll(inputs []Input, lazy []lazyFile) error {
+	workers := min(runtime.GOMAXPROCS(0), len(inputs)/checkShare)
 	if workers <= 1 {
-		return checkRange(names, lazy)
+		return checkRange(inputs, lazy)
 	}
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
-		from, to := w*len(names)/workers, (w+1)*len(names)/workers
-		wg.Go(func() { errs[w] = checkRange(names[from:to], lazy[from:to]) })
+		from, to := w*len(inputs)/workers, (w+1)*len(inputs)/workers
+		wg.Go(func() { errs[w] = checkRange(inputs[from:to], lazy[from:to]) })
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -105,39 +107,46 @@ func checkAll(names []string, lazy []lazyFile) error {
 	return nil
 }
 
-// checkRange checks the files among names in order, up to the first that
+// checkRange checks the files among inputs in order, up to the first that
 // fails.
-func checkRange(names []string, lazy []lazyFile) error {
-	for i, name := range names {
-		if name == "-" {
+func checkRange(inputs []Input, lazy []lazyFile) error {
+	for i := range inputs {
+		if inputs[i].Name == "-" {
 			continue
 		}
-		if err := checkInput(&lazy[i], name); err != nil {
+		if err := checkInput(&lazy[i], &inputs[i].Name); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// checkInput checks that the file name can be read as a stream and makes
+// fileKind is what a FILE argument names.
+type fileKind uint8
+
+const (
+	kindRegular fileKind = iota
+	kindDir
+	kindPipe
+	kindOther // a device, a socket: read as a stream of unknown size
+)
+
+// checkInput checks that the file *name can be read as a stream and makes
 // l its unopened input.
-func checkInput(l *lazyFile, name string) error {
-	st, err := os.Stat(name)
-	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-		return &fs.PathError{Op: "open", Path: name, Err: pe.Err} // what fails is opening it
-	}
+func checkInput(l *lazyFile, name *string) error {
+	kind, size, err := statFile(*name)
 	if err != nil {
-		return err
+		return &fs.PathError{Op: "open", Path: *name, Err: err} // what fails is opening it
 	}
-	if st.IsDir() {
-		return fmt.Errorf("%s is a directory", name)
+	if kind == kindDir {
+		return fmt.Errorf("%s is a directory", *name)
 	}
-	if err := checkReadable(name); err != nil {
-		return &fs.PathError{Op: "open", Path: name, Err: err}
+	if err := checkReadable(*name); err != nil {
+		return &fs.PathError{Op: "open", Path: *name, Err: err}
 	}
-	*l = lazyFile{name: name, pipe: st.Mode()&os.ModeNamedPipe != 0, size: -1}
-	if st.Mode().IsRegular() {
-		l.size = st.Size()
+	*l = lazyFile{name: name, pipe: kind == kindPipe, size: -1}
+	if kind == kindRegular {
+		l.size = size
 	}
 	return nil
 }

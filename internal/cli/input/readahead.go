@@ -86,16 +86,18 @@ func (l *lazyFile) readAhead(slot chan struct{}) bool {
 		l.mu.Unlock()
 		return false
 	}
-	l.state, l.done, l.slot = fileAhead, make(chan struct{}), slot
+	rd := l.reading()
+	l.state, rd.done, rd.slot = fileAhead, make(chan struct{}), slot
 	l.mu.Unlock()
-	data, f, err := readWhole(l.name, l.size)
+	data, f, err := readWhole(*l.name, l.size)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.opened(f, err)
 	if l.state == fileOpen {
-		l.ahead = data
+		rd.ahead = data
 	}
-	close(l.done)
+	close(rd.done)
+	rd.done = nil // the waiters have their copy
 	return true
 }
 
@@ -107,6 +109,6 @@ func (l *lazyFile) hold(slot chan struct{}) bool {
 	if l.state >= fileEnded {
 		return false
 	}
-	l.slot = slot
+	l.reading().slot = slot
 	return true
 }
