@@ -23,7 +23,7 @@ awk -v n="$lines" 'BEGIN { srand(1); a = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKL
 "$work/devbroker" -port "$port" -partitions 6 -topics bench -blackhole >"$work/broker.log" 2>&1 &
 bpid=$!
 for _ in $(seq 100); do grep -q ready "$work/broker.log" && break; sleep 0.1; done
-KPRODUCE_PROFILE_INPUT=$work/lines.txt KPRODUCE_PROFILE_ARGS="-b 127.0.0.1:$port -t bench $extra" \
+PROFILE_INPUT=$work/lines.txt PROFILE_ARGS="-b 127.0.0.1:$port -t bench $extra" \
   "$out/kproduce.test" -test.run TestProfileRun -test.cpuprofile "$out/cpu.prof" -test.memprofile "$out/mem.prof"
 go tool pprof -top -nodecount=25 "$out/kproduce.test" "$out/cpu.prof" 2>/dev/null | sed -n '1,35p'
 go tool pprof -sample_index=alloc_space -top -nodecount=10 "$out/kproduce.test" "$out/mem.prof" 2>/dev/null | sed -n '1,18p'
