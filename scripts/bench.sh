@@ -10,6 +10,7 @@
 #                      e.g. a build of main, for before/after comparisons
 #        BENCH_KEEP=1  keep the work directory (raw results in results.txt)
 #        BENCH_LOADS   the loads of the section at the end, default "p4 p5"
+#                      (BENCH_MODES=' ' BENCH_LOADS=p5: that load and L1 alone)
 #        BENCH_P4_LIMIT=0  skip P4's 100,000 files under ulimit -n 1024
 #
 # Workloads (100-byte lines from a file on stdin, a 6-partition topic, acks=all):
