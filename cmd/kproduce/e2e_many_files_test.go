@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -101,7 +102,7 @@ func TestFileRemovedAfterTheCheck(t *testing.T) {
 			return
 		}
 		_, err = w.WriteString("p1\n")
-		writerDone <- errorsJoin(err, w.Close())
+		writerDone <- errors.Join(err, w.Close())
 	}()
 	res := produceTo(t, c, nil, "-t", "t", "-o", "none", before, fifo, gone, after)
 	require.NoError(t, <-writerDone)
@@ -111,14 +112,6 @@ func TestFileRemovedAfterTheCheck(t *testing.T) {
 	for _, v := range []string{"b1", "p1", "a1"} {
 		assert.Contains(t, recs, v)
 	}
-}
-
-// errorsJoin returns the first error that is not nil.
-func errorsJoin(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // longFileCount is whether KPRODUCE_LONG_TESTS was set when the tests
