@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"sync"
 )
@@ -62,15 +61,6 @@ type fileRead struct {
 	// slot is the read-ahead's slot the file holds until it is read to its
 	// end or closed; nil: none.
 	slot chan struct{}
-}
-
-// openFIFO checks that the named pipe name may be read and returns it,
-// unopened.
-func openFIFO(name string) (*lazyFile, error) {
-	if err := checkReadable(name); err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
-	}
-	return &lazyFile{name: &name, pipe: true, size: -1}, nil
 }
 
 // Read opens the file on the first call (a pipe waits for a writer), then
