@@ -32,7 +32,9 @@ PY
 bpid=$!
 for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/"$port") 2>/dev/null && break; sleep 0.1; done
 count() { # BIN INPUT: instructions of one run
-  GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$work/cg.out" \
+  # cpu.rdtscp=off: the runtime's clock reads without RDTSCP, which
+  # valgrind does not emulate (SIGILL in runtime.cputicks otherwise).
+  GODEBUG=cpu.rdtscp=off GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$work/cg.out" \
     "$1" -b 127.0.0.1:"$port" -t bench "${@:3}" <"$2" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
   awk '/^summary:/ {print $2; exit}' "$work/cg.out"
 }

@@ -49,7 +49,9 @@ fi
 # instructions: one run each under cachegrind
 for i in "${!names[@]}"; do
   # shellcheck disable=SC2086 # the command is split into its words
-  GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null ${cmds[$i]} </dev/null >/dev/null 2>"$work/cg"
+  # cpu.rdtscp=off: the Go runtime's clock reads without RDTSCP, which
+  # valgrind does not emulate (SIGILL in runtime.cputicks otherwise).
+  GODEBUG=cpu.rdtscp=off GOGC=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null ${cmds[$i]} </dev/null >/dev/null 2>"$work/cg"
   instr=$(grep -oE 'I +refs: +[0-9,]+' "$work/cg" | grep -oE '[0-9,]+$' | tr -d ,)
   echo "${names[$i]} $instr ${sizes[$i]}" >>"$work/static"
 done

@@ -1,6 +1,7 @@
 package kafkatest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,4 +15,15 @@ func WriteFile(t testing.TB, dir, name string, data []byte) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// WriteFiles writes n files into dir, named f000000, f000001 and so on,
+// file i holding content(i), and returns their paths in order.
+func WriteFiles(t testing.TB, dir string, n int, content func(i int) string) []string {
+	t.Helper()
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = WriteFile(t, dir, fmt.Sprintf("f%06d", i), []byte(content(i)))
+	}
+	return paths
 }

@@ -64,15 +64,23 @@ func AppendRecord(b []byte, offsetDelta int32, timestampDelta int64, key, value 
 // AppendRecordWithin is AppendRecord unless b would then be longer than
 // limit: then it returns b unchanged and false. It is the producer's
 // per-record encoding: the size computed and the record written in one
-// call, in place (b grows once if needed).
+// call, in place (b grows once if needed). Each varint is zig-zagged and
+// sized once, and written by its size (putVarintN), not byte by byte.
 func AppendRecordWithin(b []byte, limit int, offsetDelta int32, timestampDelta int64, key, value []byte, headers []Header) ([]byte, bool) {
-	// RecordBodySize, written out so that it compiles inline.
-	body := 2 + VarlongLen(timestampDelta) + VarintLen(offsetDelta) + nullableVarBytesLen(key) + nullableVarBytesLen(value)
+	ts, od := zigzag64(timestampDelta), zigzag64(int64(offsetDelta))
+	tsLen, odLen := fieldVarintLen(ts), fieldVarintLen(od)
+	keyZ, keyLen := nullableLen(key)
+	valueZ, valueLen := nullableLen(value)
+	// attributes, the deltas, key and value, and the header count (one
+	// byte when there is none).
+	body := 1 + tsLen + odLen + keyLen + len(key) + valueLen + len(value) + 1
 	if len(headers) > 0 {
 		body += headersSize(headers) - 1
 	}
+	bodyZ := zigzag64(int64(body))
+	bodyLen := fieldVarintLen(bodyZ)
 	n := len(b)
-	total := VarintLen(int32(body)) + body
+	total := bodyLen + body
 	if n+total > limit {
 		return b, false
 	}
@@ -81,12 +89,22 @@ func AppendRecordWithin(b []byte, limit int, offsetDelta int32, timestampDelta i
 	}
 	b = b[:n+total]
 	w := b[n:]
-	i := putUvarint(w, 0, zigzag64(int64(body)))
+	i := putVarintN(w, 0, bodyZ, bodyLen)
 	w[i] = 0 // record attributes: unused
-	i = putUvarint(w, i+1, zigzag64(timestampDelta))
-	i = putUvarint(w, i, zigzag64(int64(offsetDelta)))
-	i = putNullableVarBytes(w, i, key)
-	i = putNullableVarBytes(w, i, value)
+	i = putVarintN(w, i+1, ts, tsLen)
+	i = putVarintN(w, i, od, odLen)
+	i = putVarintN(w, i, keyZ, keyLen)
+	if len(key) > 0 {
+		i += copy(w[i:], key)
+	}
+	i = putVarintN(w, i, valueZ, valueLen)
+	if len(value) > 0 {
+		i += copy(w[i:], value)
+	}
+	if len(headers) == 0 {
+		w[i] = 0
+		return b, true
+	}
 	i = putUvarint(w, i, zigzag64(int64(len(headers))))
 	for _, h := range headers {
 		i = putUvarint(w, i, zigzag64(int64(len(h.Key))))
@@ -94,6 +112,48 @@ func AppendRecordWithin(b []byte, limit int, offsetDelta int32, timestampDelta i
 		i = putNullableVarBytes(w, i, h.Value)
 	}
 	return b, true
+}
+
+// nullableLen is the zig-zagged varint length prefix of p (-1 for nil)
+// and its size.
+func nullableLen(p []byte) (z uint64, size int) {
+	if p == nil {
+		return 1, 1
+	}
+	z = zigzag64(int64(len(p)))
+	return z, fieldVarintLen(z)
+}
+
+// putVarintN writes u, whose uvarint takes size bytes, at w[i:], which has
+// room, and returns the index after it: the one- and two-byte sizes of a
+// record's fields without a loop.
+func putVarintN(w []byte, i int, u uint64, size int) int {
+	if size == 1 {
+		w[i] = byte(u)
+		return i + 1
+	}
+	if size == 2 {
+		w[i+1] = byte(u >> 7) // the higher index first: one bounds check
+		w[i] = byte(u) | 0x80
+		return i + 2
+	}
+	return putUvarintLong(w, i, u)
+}
+
+// putUvarintLong is putUvarint, not inlined: for the rarer long varints.
+func putUvarintLong(w []byte, i int, u uint64) int { return putUvarint(w, i, u) }
+
+// fieldVarintLen is uvarintLen for the varints of a record's fields,
+// mostly of one or two bytes: comparisons rather than a bit count and a
+// division.
+func fieldVarintLen(u uint64) int {
+	if u < 1<<7 {
+		return 1
+	}
+	if u < 1<<14 {
+		return 2
+	}
+	return uvarintLen(u)
 }
 
 // zigzag64 is v in zig-zag form.

@@ -17,6 +17,11 @@ type Batch struct {
 	chunk   int // the chunk being filled
 	headers []protocol.Header
 	empty   []byte // a non-nil empty slice
+	// whole is the memory a file reader reads a whole input into, lent
+	// to the reader of each input in turn: a run of large files reuses
+	// one buffer (the size of the largest) rather than allocating, and
+	// zeroing, one per file.
+	whole []byte
 }
 
 // batchReader is a Reader that can also return records without reading
@@ -37,6 +42,10 @@ type batchReader interface {
 // source, as Next's.
 func ReadBatch(r Reader, b *Batch, max int) error {
 	b.reset()
+	if f, ok := r.(*fileReader); ok && !f.done {
+		f.buf = b.whole
+		defer func() { b.whole = f.buf }()
+	}
 	if err := r.Next(b.slot()); err != nil {
 		return err
 	}

@@ -6,13 +6,17 @@
 // (ParseLayout), with the -k key, --null marker, -Z and -H headers
 // applied. With Config.KeyEncoder and Config.ValueEncoder (a Schema
 // Registry's framing, see internal/schema), each key and value is a JSON
-// text encoded as it is read, a batch at a time. It also opens the inputs,
-// named pipes included.
+// text encoded as it is read, a batch at a time. It also checks and opens
+// the inputs, named pipes included.
 //
 // Invariants:
-//   - Every input file is opened before the first record is produced; a
-//     named pipe is only checked for read permission then, and opened on
-//     its first read, because opening a pipe waits for a writer.
+//   - Every input file is checked before the first record is produced (it
+//     exists, is no directory, may be read: stat(2) and access(2)), and
+//     opened only when it is first read, then closed at its end: a run
+//     holds one input file open at a time (a resumed run also those whose
+//     committed part it checked and reads on from), however many it names
+//     and whatever the descriptor limit. A named pipe is opened so too,
+//     because opening a pipe waits for a writer.
 //   - Readers never hold more than one record, and never more than
 //     Config.MaxRecordBytes of it plus the read buffer: a larger record is
 //     reported failed as soon as the bytes read show it (once it crossed

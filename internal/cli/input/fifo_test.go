@@ -85,8 +85,9 @@ func TestFIFOInputClosedBeforeOpen(t *testing.T) {
 // at once if it had not started the open, else once a writer comes.
 func TestFIFOInputClosedWhileOpening(t *testing.T) {
 	fifo := newFIFO(t)
-	in, err := openFIFO(fifo)
+	ins, err := Open([]string{fifo}, nil)
 	require.NoError(t, err)
+	in := ins[0].file
 	readErr := make(chan error, 1)
 	go func() {
 		_, err := in.Read(make([]byte, 1))

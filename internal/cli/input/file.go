@@ -10,8 +10,13 @@ import (
 	"github.com/kproduce/kproduce/pkg/sender"
 )
 
-// fileReadChunk is how much a file reader asks for per read.
+// fileReadChunk is how much a file reader asks for per read when the
+// size of its input is not known.
 const fileReadChunk = 64 << 10
+
+// minFittedBuffer is the smallest read buffer of a source whose size is
+// known (Start.Size).
+const minFittedBuffer = 512
 
 // fileReader reads the file format: the whole input is one record, byte
 // for byte. At most --max-record-bytes+1 bytes are read: a larger input
@@ -23,6 +28,7 @@ type fileReader struct {
 	skipEmpty bool
 	shaper    recordShaper
 	buf       []byte
+	size      int64 // the input's size if known (Start.Size), else 0
 	done      bool
 	tap       io.Writer // sees the bytes read; nil: none
 }
@@ -65,13 +71,24 @@ func (f *fileReader) Next(rec *Record) error {
 }
 
 // readAll reads the input up to limit+1 bytes, growing the buffer as data
-// arrives (by doubling, never past limit+1 bytes).
+// arrives (by doubling, never past limit+1 bytes). An input of known size
+// is read into a buffer of that size and one byte more, in one read and
+// the one that sees its end.
 func (f *fileReader) readAll() ([]byte, error) {
+	if l, ok := f.r.(*lazyFile); ok {
+		if data, ok := l.takeWhole(f.limit); ok {
+			return data, nil // a small file read ahead: its bytes as they are
+		}
+	}
 	buf := f.buf[:0]
+	first := int64(fileReadChunk)
+	if f.size > 0 {
+		first = f.size + 1
+	}
 	for int64(len(buf)) <= f.limit {
 		remaining := f.limit - int64(len(buf)) // bytes that may still be read, minus the one that tells "too large"
 		if len(buf) == cap(buf) {
-			grow := max(cap(buf), fileReadChunk)
+			grow := max(cap(buf), int(first))
 			if int64(grow) > remaining {
 				grow = int(remaining) + 1
 			}

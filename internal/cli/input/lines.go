@@ -206,8 +206,10 @@ type linesReader struct {
 	split     *splitter
 	fields    lineFields
 	skipEmpty bool
-	shaper    recordShaper
-	number    int64
+	// plain: the line is the value, neither headers nor a key split off.
+	plain  bool
+	shaper recordShaper
+	number int64
 }
 
 // newLinesReader returns a lines reader over r with a read buffer of
@@ -218,6 +220,7 @@ func newLinesReader(cfg *Config, source string, r io.Reader, bufSize int) *lines
 		split:     newSplitter(r, cfg.Delimiter, cfg.MaxRecordBytes, bufSize),
 		fields:    newLineFields(cfg),
 		skipEmpty: cfg.SkipEmpty,
+		plain:     cfg.HeaderDelimiter == nil && cfg.KeyDelimiter == nil,
 		shaper:    newRecordShaper(cfg),
 	}
 }
@@ -276,11 +279,12 @@ func (l *linesReader) record(rec *Record, data []byte, size int64) bool {
 	switch {
 	case l.split.recErr != nil:
 		rec.Err = l.split.recErr
-		return true
 	case size > l.split.limit:
 		rec.Err = tooLarge(size, l.split.limit)
-		return true
+	case l.plain: // fields.fill's result, without its calls: the hot path of plain lines
+		rec.Key, rec.Value = l.shaper.key, l.shaper.nullify(data)
+	default:
+		l.fields.fill(rec, data, &l.shaper)
 	}
-	l.fields.fill(rec, data, &l.shaper)
 	return true
 }

@@ -149,6 +149,12 @@ type Start struct {
 	// Next returns a record, Tap has seen exactly the bytes up to the end
 	// of that record. Tap must not fail.
 	Tap io.Writer
+	// Size, when above 0, is the number of bytes left to read in the
+	// source as far as is known (Input.Size): the reader's buffers are
+	// then made no larger than the source needs, so that a run of many
+	// small files does not allocate a full read buffer for each. A source
+	// that holds more is still read to its end.
+	Size int64
 }
 
 // NewReaderAt is NewReader for a source read from start (a load resumed
@@ -169,6 +175,9 @@ func newReaderSize(cfg *Config, source string, r io.Reader, bufSize int, start S
 
 // newFormatReader returns the reader of cfg.Format.
 func newFormatReader(cfg *Config, source string, r io.Reader, bufSize int, start Start) (Reader, error) {
+	if start.Size > 0 && start.Size < int64(bufSize) {
+		bufSize = max(int(start.Size)+1, minFittedBuffer)
+	}
 	switch cfg.Format {
 	case FormatLines:
 		l := newLinesReader(cfg, source, r, bufSize)
@@ -180,7 +189,7 @@ func newFormatReader(cfg *Config, source string, r io.Reader, bufSize int, start
 		return j, nil
 	case FormatFile:
 		f := newFileReader(cfg, source, r)
-		f.done, f.tap = start.After >= 1, start.Tap
+		f.done, f.tap, f.size = start.After >= 1, start.Tap, start.Size
 		return f, nil
 	case FormatLayout:
 		if cfg.Layout == nil {

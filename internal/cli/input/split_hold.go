@@ -27,12 +27,19 @@ func (s *splitter) hold(size int64, part []byte) {
 	}
 }
 
-// whole returns the record gathered by hold, followed by its last part,
-// in acc (grown to the record's size when needed); size is the record's
-// size. It returns acc unchanged for a record over the limit.
+// whole returns the record gathered by hold, followed by its last part:
+// in its one chunk when it has room for the last part (a record of up to
+// holdChunk bytes is copied once more, not twice), else in acc (grown to
+// the record's size when needed); size is the record's size. It returns
+// nil for a record over the limit.
 func (s *splitter) whole(size int64, last []byte) []byte {
 	if size > s.limit {
 		return nil
+	}
+	if len(s.chunks) == 1 && cap(s.chunks[0])-len(s.chunks[0]) >= len(last) {
+		rec := append(s.chunks[0], last...)
+		s.release() // the chunk is kept for the next record: rec is valid until then
+		return rec
 	}
 	if int64(cap(s.acc)) < size {
 		s.acc = make([]byte, 0, size)

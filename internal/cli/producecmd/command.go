@@ -102,10 +102,11 @@ func checkSubcommandTypo(cmd *cobra.Command, args []string) error {
 		if a == "-" || strings.ContainsAny(a, "/.") {
 			continue
 		}
-		if _, err := os.Stat(a); !errors.Is(err, fs.ErrNotExist) {
+		s := cmd.SuggestionsFor(a) // before the stat: most FILE arguments are like no subcommand
+		if len(s) == 0 {
 			continue
 		}
-		if s := cmd.SuggestionsFor(a); len(s) > 0 {
+		if _, err := os.Stat(a); errors.Is(err, fs.ErrNotExist) {
 			return cmdutil.UsageErrorf("%q is neither a file nor a subcommand; did you mean kproduce %s?", a, s[0])
 		}
 	}

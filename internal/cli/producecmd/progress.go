@@ -275,29 +275,11 @@ func (c *countingReader) Read(b []byte) (int, error) {
 func inputsSize(inputs []input.Input) int64 {
 	var total int64
 	for _, in := range inputs {
-		n := inputSize(in.R)
+		n := in.Size()
 		if n < 0 {
 			return -1
 		}
 		total += n
 	}
 	return total
-}
-
-// inputSize is the bytes left to read in a regular file (stdin too when it
-// is one), or -1.
-func inputSize(r io.Reader) int64 {
-	f, ok := r.(*os.File)
-	if !ok {
-		return -1
-	}
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return -1
-	}
-	pos, err := f.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return -1
-	}
-	return max(st.Size()-pos, 0)
 }

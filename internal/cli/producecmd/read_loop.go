@@ -24,62 +24,87 @@ const maxBatchRecords = 1024
 // producer stops for good. With --rate, --sync or a transaction, records go
 // one by one: each waits for its turn or its outcome, or joins the open
 // transaction. A resumed run (--resume) reads on after what the earlier
-// runs committed, --count counting their records too.
+// runs committed, --count counting their records too. Each input file is
+// opened when its turn comes and closed at its end, one at a time, small
+// ones read ahead of their turn (input.ReadAhead).
 func (r *producerRun) readInputs(ctx context.Context, inputs []input.Input) {
 	var skipped int64 // records of the earlier runs, counted by --count
 	if r.resume != nil {
 		skipped = r.resume.skipped
 	}
+	defer input.ReadAhead(inputs)()
 	var b input.Batch
 	for i, in := range inputs {
-		var start input.Start
-		if r.resume != nil {
-			if r.resume.complete[i] {
-				continue
-			}
-			start = r.resume.start(i)
-		}
-		rr, err := input.NewReaderAt(&r.opts.Input, in.Name, in.R, start)
-		if err != nil {
-			r.rep.Errorf("error: %s: %v\n", in.Name, err)
-			r.readErr.Store(true)
+		if r.opts.Count > 0 && skipped+r.read.Load() >= r.opts.Count {
 			return
 		}
-		last := int64(0) // the number of the last record read from this input
-		for r.opts.Count == 0 || skipped+r.read.Load() < r.opts.Count {
-			if r.shouldStop(ctx) {
-				return
-			}
-			err := input.ReadBatch(rr, &b, r.batchLimit(skipped+r.read.Load()))
-			if errors.Is(err, io.EOF) {
-				if r.resume != nil {
-					r.resume.tracker.Complete(i)
-				}
-				break
-			}
-			if err != nil {
-				r.rep.Errorf("error: %s: read after record %d: %v\n", in.Name, last, err)
-				r.readErr.Store(true)
-				break
-			}
-			if r.stopped.Load() {
-				return
-			}
-			r.read.Add(int64(len(b.Records)))
-			last = b.Records[len(b.Records)-1].Number
-			if r.resume != nil {
-				for k := range b.Records {
-					r.resume.tracker.Record(i, b.Records[k].Number)
-				}
-			}
-			if !r.hand(ctx, i, b.Records) {
-				return
-			}
+		if r.resume != nil && r.resume.complete[i] {
+			continue
+		}
+		more := r.readInput(ctx, i, in, &b, skipped)
+		_ = in.Close()
+		if !more {
+			return
 		}
 	}
 	if !r.readErr.Load() && (r.opts.Count == 0 || skipped+r.read.Load() < r.opts.Count) {
 		r.inputEnded.Store(true)
 	}
+}
+
+// readInput reads input i to its end, or until --count records were read,
+// into b; skipped are the records of the earlier runs. A file that cannot
+// be opened or read fails on its own, as a read error. It returns false
+// when reading must stop.
+func (r *producerRun) readInput(ctx context.Context, i int, in input.Input, b *input.Batch, skipped int64) bool {
+	var start input.Start
+	if r.resume != nil {
+		start = r.resume.start(i)
+	}
+	start.Size = in.Size() // before Open: the size checked, without a system call
+	if err := in.Open(); err != nil {
+		r.rep.Errorf("error: %s: %v\n", in.Name, err)
+		r.readErr.Store(true)
+		return true
+	}
+	rr, err := input.NewReaderAt(&r.opts.Input, in.Name, in.R, start)
+	if err != nil {
+		r.rep.Errorf("error: %s: %v\n", in.Name, err)
+		r.readErr.Store(true)
+		return false
+	}
+	last := int64(0) // the number of the last record read from this input
+	for r.opts.Count == 0 || skipped+r.read.Load() < r.opts.Count {
+		if r.shouldStop(ctx) {
+			return false
+		}
+		err := input.ReadBatch(rr, b, r.batchLimit(skipped+r.read.Load()))
+		if errors.Is(err, io.EOF) {
+			if r.resume != nil {
+				r.resume.tracker.Complete(i)
+			}
+			return true
+		}
+		if err != nil {
+			r.rep.Errorf("error: %s: read after record %d: %v\n", in.Name, last, err)
+			r.readErr.Store(true)
+			return true
+		}
+		if r.stopped.Load() {
+			return false
+		}
+		r.read.Add(int64(len(b.Records)))
+		last = b.Records[len(b.Records)-1].Number
+		if r.resume != nil {
+			for k := range b.Records {
+				r.resume.tracker.Record(i, b.Records[k].Number)
+			}
+		}
+		if !r.hand(ctx, i, b.Records) {
+			return false
+		}
+	}
+	return true
 }
 
 // hand hands the records of one read of input i to the producer, as the

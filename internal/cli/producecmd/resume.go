@@ -270,7 +270,7 @@ func (r *producerRun) startResume(ctx context.Context, inputs []input.Input, siz
 func inputSizes(inputs []input.Input) []int64 {
 	sizes := make([]int64, len(inputs))
 	for i, in := range inputs {
-		sizes[i] = inputSize(in.R)
+		sizes[i] = in.Size()
 	}
 	return sizes
 }

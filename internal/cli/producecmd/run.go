@@ -64,7 +64,10 @@ func runProduce(ctx context.Context, opts *config.Options, s cmdutil.Streams) in
 	}
 	defer input.Close(inputs)
 	printPrompt(s.Err, s.In, &opts.Input, inputs)
-	sizes := inputSizes(inputs)
+	var sizes []int64 // for --resume's line
+	if opts.Resume {
+		sizes = inputSizes(inputs)
+	}
 	opts.Input.OnTopicOverride = topicOverrideWarning(opts.Logger)
 	run := &producerRun{opts: opts, dry: opts.DryRun}
 	if !run.dry {
@@ -110,8 +113,9 @@ func runProduce(ctx context.Context, opts *config.Options, s cmdutil.Streams) in
 // setUp creates the progress bar, the reporter and the producer. Its
 // errors are usage errors.
 func (r *producerRun) setUp(s cmdutil.Streams, inputs []input.Input) error {
-	for _, in := range inputs {
-		r.sources = append(r.sources, in.Name)
+	r.sources = make([]string, len(inputs))
+	for i, in := range inputs {
+		r.sources[i] = in.Name
 	}
 	if !r.dry {
 		r.prog = newProgress(r.opts.Progress, s.Err, inputs)

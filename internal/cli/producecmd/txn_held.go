@@ -129,10 +129,9 @@ func (h *heldReports) topicIndex(topic string) int32 {
 func (h *heldReports) each(sources []string, fn func(*sender.Record, error)) int {
 	n := 0
 	var rec sender.Record
-	chunks := make([]input.Chunk, len(sources))
-	for i, name := range sources {
-		chunks[i] = input.Chunk{Input: i, Source: name}
-	}
+	// The chunk of the last report's source: a run of many inputs (a
+	// file each) makes no chunk for the inputs without a report here.
+	chunk := &input.Chunk{Input: -1}
 	var origin input.Origin
 	for b, block := range h.blocks {
 		for i := range block {
@@ -141,10 +140,13 @@ func (h *heldReports) each(sources []string, fn func(*sender.Record, error)) int
 				continue
 			}
 			n++
-			origin = input.Origin{Number: e.number, Chunk: &input.Chunk{Input: int(e.source)}}
-			if int(e.source) < len(chunks) {
-				origin.Chunk = &chunks[e.source]
+			if chunk.Input != int(e.source) {
+				chunk = &input.Chunk{Input: int(e.source)}
+				if int(e.source) < len(sources) {
+					chunk.Source = sources[e.source]
+				}
 			}
+			origin = input.Origin{Number: e.number, Chunk: chunk}
 			rec = sender.Record{Topic: h.topics[e.topic], Partition: e.partition, Offset: e.offset, Opaque: &origin}
 			if e.timestamp != -1 {
 				rec.Timestamp = time.UnixMilli(e.timestamp)
