@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -15,9 +16,10 @@ import (
 // DefaultTopic is the topic checkpoints go to unless told otherwise.
 const DefaultTopic = "kproduce-checkpoints"
 
-// Version is the version of the checkpoint document this package writes
-// and reads.
-const Version = 1
+// Version is the version of the checkpoint document this package writes.
+// It reads version 1 too: the same document with every source begun in
+// Sources (none Folded).
+const Version = 2
 
 // ErrMalformed is wrapped by the error of a checkpoint record that does
 // not parse.
@@ -47,7 +49,13 @@ type Checkpoint struct {
 	// Options are the options that decide how input bytes become
 	// numbered records; a resumed run must use the same.
 	Options map[string]string `json:"options"`
-	// Sources are the sources begun so far, in input order.
+	// Folded are the sources read to their end at the start of the input
+	// (all but the last source begun), folded into one entry; nil when
+	// there are none.
+	Folded *Folded `json:"folded,omitempty"`
+	// Sources are the sources begun after the folded ones, in input
+	// order: the last source begun, and the sources from the first one
+	// not read to its end (an input that failed) to it.
 	Sources []Source `json:"sources"`
 	// Records is the number of records the load has read.
 	Records int64 `json:"records"`
@@ -73,8 +81,8 @@ func Parse(value []byte, transactionalID string) (*Checkpoint, error) {
 	if err := json.Unmarshal(value, &c); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
-	if c.Version != Version {
-		return nil, fmt.Errorf("%w: version %d (this kproduce reads version %d)", ErrMalformed, c.Version, Version)
+	if c.Version != 1 && c.Version != Version {
+		return nil, fmt.Errorf("%w: version %d (this kproduce reads versions 1 to %d)", ErrMalformed, c.Version, Version)
 	}
 	if c.TransactionalID != transactionalID {
 		return nil, fmt.Errorf("%w: written for transactional id %q", ErrMalformed, c.TransactionalID)
@@ -82,13 +90,58 @@ func Parse(value []byte, transactionalID string) (*Checkpoint, error) {
 	if c.Records < 0 || c.Transactions < 0 {
 		return nil, fmt.Errorf("%w: %d records, %d transactions", ErrMalformed, c.Records, c.Transactions)
 	}
+	if err := c.Folded.check(c.Version, len(c.Sources)); err != nil {
+		return nil, err
+	}
 	for i, s := range c.Sources {
-		if sum, err := hex.DecodeString(s.SHA256); err != nil || len(sum) != 32 || s.Name == "" || s.Bytes < 0 || s.Records < 0 {
-			return nil, fmt.Errorf("%w: source %d (%q): %d records, %d bytes, sha256 %q", ErrMalformed, i+1, s.Name, s.Records, s.Bytes, s.SHA256)
+		if !isSHA256(s.SHA256) || s.Name == "" || s.Bytes < 0 || s.Records < 0 {
+			return nil, fmt.Errorf("%w: source %d (%q): %d records, %d bytes, sha256 %q", ErrMalformed, c.FoldedCount()+i+1, s.Name, s.Records, s.Bytes, s.SHA256)
 		}
 	}
 	return &c, nil
 }
+
+// check checks a Folded entry (nil: none) of a checkpoint of the version
+// given, with sources entries after it.
+func (f *Folded) check(version, sources int) error {
+	if f == nil {
+		return nil
+	}
+	if version < 2 {
+		return fmt.Errorf("%w: folded sources in a version %d checkpoint", ErrMalformed, version)
+	}
+	if f.Count <= 0 || f.Bytes < 0 || f.GroupSize <= 0 || !isSHA256(f.SHA256) || int64(len(f.Groups)) != groups(f.Count, f.GroupSize) {
+		return fmt.Errorf("%w: folded sources: %d sources, %d bytes, sha256 %q, %d groups of %d", ErrMalformed,
+			f.Count, f.Bytes, f.SHA256, len(f.Groups), f.GroupSize)
+	}
+	for i, g := range f.Groups {
+		if !isSHA256(g) {
+			return fmt.Errorf("%w: folded sources: group %d: sha256 %q", ErrMalformed, i+1, g)
+		}
+	}
+	if sources == 0 {
+		return fmt.Errorf("%w: %d folded sources and no last source", ErrMalformed, f.Count)
+	}
+	return nil
+}
+
+// isSHA256 reports whether s is a SHA-256 in hex.
+func isSHA256(s string) bool {
+	sum, err := hex.DecodeString(s)
+	return err == nil && len(sum) == sha256.Size
+}
+
+// FoldedCount is the number of sources folded (Folded.Count; 0 when
+// none).
+func (c *Checkpoint) FoldedCount() int {
+	if c.Folded == nil {
+		return 0
+	}
+	return int(c.Folded.Count)
+}
+
+// Begun is the number of sources begun: folded or in Sources.
+func (c *Checkpoint) Begun() int { return c.FoldedCount() + len(c.Sources) }
 
 // Partition is the partition of a topic of n partitions that holds the
 // checkpoints of transactionalID: Kafka's default partitioner for its key.

@@ -32,16 +32,18 @@ func TestMarshalParse(t *testing.T) {
 	tr.Record(1, 1)
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	cp := tr.Checkpoint(false, now)
-	want := &Checkpoint{Version: 1, TransactionalID: "load-1", Options: testOptions, Records: 3, Transactions: 1,
-		Written: "2026-01-02T03:04:05Z", Sources: []Source{
-			{Name: "a.txt", Records: 2, Bytes: 8, SHA256: sha([]byte("one\ntwo\n")), Complete: true},
-			{Name: "-", Records: 1, Bytes: 2, SHA256: sha([]byte("x\n"))},
-		}}
+	// a.txt, read to its end before "-" was begun, is folded.
+	folded := sha(entry("a.txt", []byte("one\ntwo\n")))
+	want := &Checkpoint{Version: 2, TransactionalID: "load-1", Options: testOptions, Records: 3, Transactions: 1,
+		Written: "2026-01-02T03:04:05Z",
+		Folded:  &Folded{Count: 1, Bytes: 8, SHA256: folded, GroupSize: 1, Groups: []string{folded}},
+		Sources: []Source{{Name: "-", Records: 1, Bytes: 2, SHA256: sha([]byte("x\n"))}}}
 	assert.Equal(t, want, cp)
 	got, err := Parse(cp.Marshal(), "load-1")
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
-	assert.Contains(t, string(cp.Marshal()), `"sources":[{"name":"a.txt","records":2,"bytes":8,"sha256":"`)
+	assert.Contains(t, string(cp.Marshal()), `"folded":{"count":1,"bytes":8,"sha256":"`+folded+`","group_size":1,"groups":["`)
+	assert.Contains(t, string(cp.Marshal()), `"sources":[{"name":"-","records":1,"bytes":2,"sha256":"`)
 
 	tr.Committed()
 	assert.Equal(t, int64(2), tr.Checkpoint(true, now).Transactions)
@@ -60,7 +62,7 @@ func TestParseRejects(t *testing.T) {
 		want  string
 	}{
 		{name: "not json", value: []byte("{"), want: "malformed checkpoint"},
-		{name: "other version", edit: func(c *Checkpoint) { c.Version = 2 }, want: "version 2 (this kproduce reads version 1)"},
+		{name: "other version", edit: func(c *Checkpoint) { c.Version = 3 }, want: "version 3 (this kproduce reads versions 1 to 2)"},
 		{name: "other id", edit: func(c *Checkpoint) { c.TransactionalID = "other" }, want: `written for transactional id "other"`},
 		{name: "bad hash", edit: func(c *Checkpoint) { c.Sources[0].SHA256 = "abc" }, want: `source 1 ("a")`},
 		{name: "negative bytes", edit: func(c *Checkpoint) { c.Sources[0].Bytes = -1 }, want: "-1 bytes"},

@@ -20,15 +20,23 @@ const skipBuffer = 256 << 10
 // resumed run is not what the earlier run committed.
 var ErrMismatch = errors.New("the input differs from what the earlier run committed")
 
-// MismatchError says which source differs from the checkpoint, and where.
+// MismatchError says which source differs from the checkpoint, and where:
+// one source, or a range of the sources it folds (Folded).
 type MismatchError struct {
-	Source string // the source's name
+	Source string // the source's name, the first of a range
 	Index  int    // its place among the inputs, from 1
-	What   string // what differs and where
+	// Last and LastIndex are the last source of a range; "" and 0 for
+	// one source.
+	Last      string
+	LastIndex int
+	What      string // what differs and where
 }
 
-// Error names the source and the difference.
+// Error names the source, or the range, and the difference.
 func (e *MismatchError) Error() string {
+	if e.LastIndex > e.Index {
+		return fmt.Sprintf("%s to %s (inputs %d to %d): %s", e.Source, e.Last, e.Index, e.LastIndex, e.What)
+	}
 	return fmt.Sprintf("%s (input %d): %s", e.Source, e.Index, e.What)
 }
 
@@ -69,9 +77,11 @@ func Skip(r io.Reader, src *Source, index int) (hash.Hash, error) {
 
 // CheckInputs checks that a run's inputs (names in order) and options are
 // those of the load cp records: the same options, and the checkpoint's
-// sources first among the inputs, in the same order. A finished load must
-// have no more inputs than it read. An option the checkpoint does not
-// record (one written by a kproduce that recorded fewer) is not compared.
+// sources first among the inputs, in the same order (the names of the
+// sources it folds are checked with their bytes, by Tracker.Resume). A
+// finished load must have no more inputs than it read. An option the
+// checkpoint does not record (one written by a kproduce that recorded
+// fewer) is not compared.
 func CheckInputs(cp *Checkpoint, names []string, options map[string]string) error {
 	if keys := changedOptions(cp.Options, options); len(keys) > 0 {
 		parts := make([]string, len(keys))
@@ -81,18 +91,19 @@ func CheckInputs(cp *Checkpoint, names []string, options map[string]string) erro
 		return fmt.Errorf("%w: %s; a resumed load keeps every option that decides where its records go and what they hold"+
 			" (to change one, start a new load with another --transactional-id)", ErrMismatch, strings.Join(parts, "; "))
 	}
-	if len(cp.Sources) > len(names) {
+	folded, begun := cp.FoldedCount(), cp.Begun()
+	if begun > len(names) {
 		return fmt.Errorf("%w: the earlier run read %d inputs (%s), this run names %d", ErrMismatch,
-			len(cp.Sources), sourceNames(cp.Sources), len(names))
+			begun, sourceNames(cp), len(names))
 	}
 	for i, s := range cp.Sources {
-		if names[i] != s.Name {
-			return &MismatchError{Source: names[i], Index: i + 1, What: fmt.Sprintf("the earlier run read %s as input %d", s.Name, i+1)}
+		if k := folded + i; names[k] != s.Name {
+			return &MismatchError{Source: names[k], Index: k + 1, What: fmt.Sprintf("the earlier run read %s as input %d", s.Name, k+1)}
 		}
 	}
-	if cp.Done && len(names) > len(cp.Sources) {
+	if cp.Done && len(names) > begun {
 		return fmt.Errorf("%w: the earlier run finished its load of %d inputs (%s), this run names %d", ErrMismatch,
-			len(cp.Sources), sourceNames(cp.Sources), len(names))
+			begun, sourceNames(cp), len(names))
 	}
 	return nil
 }
@@ -110,10 +121,16 @@ func changedOptions(earlier, now map[string]string) []string {
 	return keys
 }
 
-func sourceNames(srcs []Source) string {
-	names := make([]string, len(srcs))
-	for i, s := range srcs {
+// sourceNames lists the sources cp names: the folded ones by their
+// number, the others by their names.
+func sourceNames(cp *Checkpoint) string {
+	names := make([]string, len(cp.Sources))
+	for i, s := range cp.Sources {
 		names[i] = s.Name
 	}
-	return strings.Join(names, ", ")
+	list := strings.Join(names, ", ")
+	if n := cp.FoldedCount(); n > 0 {
+		return fmt.Sprintf("the first %d, then %s", n, list)
+	}
+	return list
 }

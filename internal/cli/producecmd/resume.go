@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash"
+	"io"
 	"strconv"
 	"time"
 
@@ -86,19 +86,23 @@ func (r *producerRun) prepareResume(ctx context.Context, inputs []input.Input, s
 		partition: checkpoint.Partition(id, n),
 		complete:  make([]bool, len(names)), after: make([]int64, len(names))}
 	r.resume = res
-	if found == nil {
-		return nil
+	if found != nil {
+		if err := checkpoint.CheckInputs(found.Checkpoint, names, resumeOptions(r.opts)); err != nil {
+			return err
+		}
+		if err := res.skip(inputs); err != nil {
+			return err
+		}
+		if found.Done || (r.opts.Count > 0 && found.Records >= r.opts.Count) {
+			return errNothingLeft
+		}
 	}
-	if err := checkpoint.CheckInputs(found.Checkpoint, names, resumeOptions(r.opts)); err != nil {
+	if err := res.checkSize(); err != nil {
 		return err
 	}
-	if err := res.skip(inputs); err != nil {
-		return err
+	if found != nil {
+		r.rep.Errorf("%s\n", res.resumedLine(sizes))
 	}
-	if found.Done || (r.opts.Count > 0 && found.Records >= r.opts.Count) {
-		return errNothingLeft
-	}
-	r.rep.Errorf("%s\n", res.resumedLine(sizes))
 	return nil
 }
 
@@ -106,17 +110,16 @@ func (r *producerRun) prepareResume(ctx context.Context, inputs []input.Input, s
 // the hashes from there.
 func (res *resumeRun) skip(inputs []input.Input) error {
 	cp := res.found.Checkpoint
-	hashes := make([]hash.Hash, len(cp.Sources))
-	for i := range cp.Sources {
-		src := &cp.Sources[i]
-		h, err := checkpoint.Skip(inputs[i].R, src, i+1)
-		if err != nil {
-			return err
-		}
-		hashes[i] = h
-		res.complete[i], res.after[i] = src.Complete, src.Records
+	if err := res.tracker.Resume(cp, func(i int) io.Reader { return inputs[i].R }); err != nil {
+		return err
 	}
-	res.tracker.Resume(cp, hashes)
+	first := cp.FoldedCount()
+	for i := range first {
+		res.complete[i] = true
+	}
+	for i, src := range cp.Sources {
+		res.complete[first+i], res.after[first+i] = src.Complete, src.Records
+	}
 	res.skipped, res.lastDone = cp.Records, cp.Done
 	return nil
 }
@@ -124,15 +127,16 @@ func (res *resumeRun) skip(inputs []input.Input) error {
 // resumedLine says where the run takes up the load.
 func (res *resumeRun) resumedLine(sizes []int64) string {
 	cp := res.found.Checkpoint
-	last := cp.Sources[len(cp.Sources)-1]
+	last := cp.Sources[len(cp.Sources)-1] // Parse: there is one when any source was begun
+	first := cp.FoldedCount()
 	toGo, known := int64(0), true
 	for i, size := range sizes {
 		switch {
-		case i < len(cp.Sources) && cp.Sources[i].Complete:
+		case res.complete[i]:
 		case size < 0:
 			known = false
-		case i < len(cp.Sources):
-			toGo += max(size-cp.Sources[i].Bytes, 0)
+		case i >= first && i < cp.Begun():
+			toGo += max(size-cp.Sources[i-first].Bytes, 0)
 		default:
 			toGo += size
 		}
@@ -255,7 +259,7 @@ func (r *producerRun) startResume(ctx context.Context, inputs []input.Input, siz
 	case errors.Is(err, errNothingLeft):
 		r.rep.Errorf("%s\n", r.resume.nothingLeftLine())
 		return cmdutil.ExitOK, true
-	case errors.Is(err, checkpoint.ErrMismatch):
+	case errors.Is(err, checkpoint.ErrMismatch), errors.Is(err, errCheckpointTooLarge):
 		r.rep.Errorf("error: --resume: %v; nothing was produced\n", err)
 		return cmdutil.ExitUsage, true
 	case ctx.Err() != nil:
