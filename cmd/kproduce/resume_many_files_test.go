@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,4 +42,38 @@ func TestResumeManyFilesUnderALowDescriptorLimit(t *testing.T) {
 	assert.Equal(t, int64(110_000), committed)
 	assert.Equal(t, int64(110_000-802*perFile), number)
 	assertExactlyOnce(t, c, 1, resumeRecords)
+}
+
+// TestResumeManyFilesKilledMidFile kills a load of 8,000 files of 3
+// lines, in transactions of 1,000 records, inside the 3,667th file once 11
+// transactions were committed, and resumes it: the resumed run checks the
+// 3,666 files read to their end (folded into one checkpoint entry) and the
+// committed part of the one it stopped in, then reads on; every line is in
+// the topic exactly once. (While the checkpoint held an entry per file,
+// it outgrew a request at about 5,000 files of these names, and the load
+// failed there, at every resumption again.)
+func TestResumeManyFilesKilledMidFile(t *testing.T) {
+	t.Parallel()
+	const n, perFile = 8_000, 3
+	c := resumeCluster(t)
+	dir := t.TempDir()
+	files := make([]string, n)
+	for i := range files {
+		files[i] = kafkatest.WriteFile(t, dir, fmt.Sprintf("part-%05d.txt", i), resumeLines(i*perFile+1, perFile))
+	}
+	args := resumeArgs(c, files...)
+	chunk := slices.Index(args, "--transaction-records") + 1
+	args[chunk] = "1000"
+	k := armKiller(c, killPoint{key: kmsg.EndTxn, nth: 11}) // 11,000 records: line 2 of part-03666
+	_, _ = k.run(t, nil, args...)
+	require.True(t, k.killed())
+
+	code, stderr := runLoad(t, nil, args...)
+	require.Equal(t, cmdutil.ExitOK, code, stderr)
+	source, number, committed, ok := resumedAt(stderr)
+	require.True(t, ok, stderr)
+	assert.Equal(t, files[3666], source)
+	assert.Equal(t, int64(11_000), committed)
+	assert.Equal(t, int64(11_000-3666*perFile), number)
+	assertExactlyOnce(t, c, 1, n*perFile)
 }

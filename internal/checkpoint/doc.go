@@ -17,6 +17,24 @@
 // other. An option a checkpoint does not record (written by a kproduce
 // that recorded fewer) is not compared.
 //
+// The sources read to their end at the start of the input, all but the
+// last source begun, are folded into one entry (Folded) rather than one
+// each, so that a checkpoint does not grow with the number of sources (a
+// record may be no larger than a request): their count and their bytes,
+// one SHA-256 over the sequence of their entries (each its name, its
+// length and the SHA-256 of its bytes, so a source is folded once read,
+// without keeping its bytes), and the same SHA-256 for each of at most 64
+// groups of consecutive sources, so that a difference can be placed
+// within a group. The sources after them keep their own entries: the last
+// source begun and, when an input failed to be read, the sources from it
+// on. A checkpoint of any number of sources then takes a few kilobytes
+// beside its options and the names of those sources. Before it produces
+// anything, a run checks that its largest possible checkpoint
+// (Tracker.Largest) fits in a request, so that it never fails late for
+// its checkpoint's size. This is version 2 of the document; version 1,
+// written by an earlier kproduce, has every source begun in its own entry,
+// and is still read (a run that takes it up folds those sources).
+//
 // The record goes to a compacted topic (DefaultTopic unless told
 // otherwise; created with one partition when missing), keyed by the
 // transactional id, to the partition Partition(id, n) chooses: murmur2 of
@@ -64,9 +82,16 @@
 // The inputs are checked, not trusted: Skip reads each committed source's
 // first Bytes bytes through SHA-256 and compares them with the checkpoint
 // before anything is produced, and a source the earlier run read to its
-// end must end there still. A difference is a *MismatchError naming the
-// source and the range. Skipping streams the bytes, so memory stays
-// bounded whatever the size of the skipped prefix. The record numbers and
-// the hash go on from there, so every later checkpoint again covers the
-// whole prefix of each source.
+// end must end there still. The folded sources are read to their end, in
+// order, and their entries summed up as the earlier run did: each group
+// is compared as soon as it is read, then the count, the bytes and the
+// whole sequence, so a renamed, reordered, changed, shorter or longer
+// source among them is found (reading stops once they hold more bytes
+// than the earlier run read). A difference is a *MismatchError naming the
+// source and the range, or for the folded sources the range of inputs of
+// the first group that differs (a single input when the load has at most
+// 64). Skipping streams the bytes, so memory stays bounded whatever the
+// size of the skipped prefix and the number of sources. The record
+// numbers and the hashes go on from there, so every later checkpoint
+// again covers the whole prefix of each source, and of the folded ones.
 package checkpoint

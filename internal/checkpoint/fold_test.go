@@ -321,3 +321,23 @@ func TestCheckInputsFolded(t *testing.T) {
 	assert.ErrorContains(t, CheckInputs(cp, []string{"a", "b", "c", "d", "e"}, testOptions),
 		"the earlier run finished its load of 4 inputs (the first 3, then d), this run names 5")
 }
+
+// TestFoldedResumeMoreInputs: a load not finished may go on to more
+// inputs than it named; its folded sources are checked in the earlier
+// run's groups and folded on in groups for all of the inputs.
+func TestFoldedResumeMoreInputs(t *testing.T) {
+	l := newTestLoad(1_000)
+	first := NewTracker("load", l.names[:100], testOptions)
+	l.feed(first, 0, 0, 150)
+	cp := first.Checkpoint(false, testTime)
+	require.Equal(t, int64(2), cp.Folded.GroupSize)
+	tr, err := l.resume(t, cp, l.input)
+	require.NoError(t, err)
+	l.goOn(tr, cp)
+	whole := NewTracker("load", l.names, testOptions)
+	l.feed(whole, 0, 0, 0)
+	got, want := tr.Checkpoint(true, testTime), whole.Checkpoint(true, testTime)
+	assert.Equal(t, int64(16), got.Folded.GroupSize)
+	assert.Equal(t, want.Folded, got.Folded)
+	assert.Equal(t, want.Sources, got.Sources)
+}
