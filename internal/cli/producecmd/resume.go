@@ -41,8 +41,10 @@ var errNothingLeft = errors.New("nothing left to do")
 // prepareResume initializes the transactional producer (fencing the
 // earlier runs' producer and completing its last transaction), reads the
 // last committed checkpoint and skips the committed part of the inputs,
-// checking it. sizes are the inputs' sizes (-1: unknown). A changed input
-// is an error wrapping checkpoint.ErrMismatch; a finished load is
+// checking it, then checks that no checkpoint of the run can be too
+// large for a request. sizes are the inputs' sizes (-1: unknown). A
+// changed input is an error wrapping checkpoint.ErrMismatch, a checkpoint
+// that could be too large errCheckpointTooLarge; a finished load is
 // errNothingLeft.
 func (r *producerRun) prepareResume(ctx context.Context, inputs []input.Input, sizes []int64) error {
 	ctx, cancel := context.WithTimeout(ctx, r.opts.DeliveryTimeout)
@@ -87,14 +89,8 @@ func (r *producerRun) prepareResume(ctx context.Context, inputs []input.Input, s
 		complete:  make([]bool, len(names)), after: make([]int64, len(names))}
 	r.resume = res
 	if found != nil {
-		if err := checkpoint.CheckInputs(found.Checkpoint, names, resumeOptions(r.opts)); err != nil {
+		if err := res.takeUp(inputs); err != nil {
 			return err
-		}
-		if err := res.skip(inputs); err != nil {
-			return err
-		}
-		if found.Done || (r.opts.Count > 0 && found.Records >= r.opts.Count) {
-			return errNothingLeft
 		}
 	}
 	if err := res.checkSize(); err != nil {
@@ -102,6 +98,22 @@ func (r *producerRun) prepareResume(ctx context.Context, inputs []input.Input, s
 	}
 	if found != nil {
 		r.rep.Errorf("%s\n", res.resumedLine(sizes))
+	}
+	return nil
+}
+
+// takeUp checks the inputs and options against the checkpoint found and
+// skips what it committed; a finished load is errNothingLeft.
+func (res *resumeRun) takeUp(inputs []input.Input) error {
+	cp := res.found.Checkpoint
+	if err := checkpoint.CheckInputs(cp, res.r.sources, resumeOptions(res.r.opts)); err != nil {
+		return err
+	}
+	if err := res.skip(inputs); err != nil {
+		return err
+	}
+	if cp.Done || (res.r.opts.Count > 0 && cp.Records >= res.r.opts.Count) {
+		return errNothingLeft
 	}
 	return nil
 }
@@ -245,8 +257,8 @@ func pluralTxn(n int64) string {
 
 // startResume runs prepareResume and, when the run must not go on, closes
 // the producer and returns the exit status: 2 for an input that is not
-// what the earlier runs committed, 0 for a finished load, 1 when the
-// checkpoint could not be read.
+// what the earlier runs committed or a checkpoint that could be too large,
+// 0 for a finished load, 1 when the checkpoint could not be read.
 func (r *producerRun) startResume(ctx context.Context, inputs []input.Input, sizes []int64) (code int, stop bool) {
 	err := r.prepareResume(ctx, inputs, sizes)
 	if err == nil {
