@@ -15,7 +15,7 @@ const maxGroups = 64
 // folded into one entry so that a checkpoint does not grow with the
 // number of sources: their count, their bytes and one SHA-256 over the
 // sequence of them all, each as its name, its length and the SHA-256 of
-// its bytes (see foldEntry). Groups sum up the same sequence in runs of
+// its bytes (see appendEntry). Groups sum up the same sequence in runs of
 // GroupSize sources, so that a difference can be placed within a group.
 type Folded struct {
 	// Count is how many sources are folded: the first Count inputs.
@@ -51,32 +51,31 @@ type folder struct {
 	all          hash.Hash // over every entry
 	group        hash.Hash // over the entries of the open group
 	closed       []string  // the hex SHA-256 of each full group
+	entry        []byte    // scratch for an entry
 }
 
 func newFolder(size int64) *folder {
 	return &folder{size: size, all: sha256.New(), group: sha256.New()}
 }
 
-// foldEntry writes the entry of one source to h: the length of its name
-// and its name, its length in bytes and the SHA-256 of its bytes, the
+// appendEntry appends the entry of one source to b: the length of its
+// name and its name, its length in bytes and the SHA-256 of its bytes, the
 // numbers as 8 bytes big-endian, so that no two sequences of sources
 // share their entries' bytes.
-func foldEntry(h hash.Hash, name string, length int64, sum []byte) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(name)))
-	h.Write(n[:])
-	h.Write([]byte(name))
-	binary.BigEndian.PutUint64(n[:], uint64(length))
-	h.Write(n[:])
-	h.Write(sum)
+func appendEntry(b []byte, name string, length int64, sum []byte) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(len(name)))
+	b = append(b, name...)
+	b = binary.BigEndian.AppendUint64(b, uint64(length))
+	return append(b, sum...)
 }
 
 // add folds the next source: its name, its length and the SHA-256 of its
 // bytes. It returns the hex SHA-256 of the group the source closes, ""
 // when it closes none.
 func (f *folder) add(name string, length int64, sum []byte) string {
-	foldEntry(f.all, name, length, sum)
-	foldEntry(f.group, name, length, sum)
+	f.entry = appendEntry(f.entry[:0], name, length, sum)
+	f.all.Write(f.entry)
+	f.group.Write(f.entry)
 	f.count++
 	f.bytes += length
 	if f.count%f.size != 0 {

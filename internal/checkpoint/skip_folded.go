@@ -18,10 +18,13 @@ func skipFolded(fd *Folded, names []string, input func(i int) io.Reader, into *f
 	check := newFolder(fd.GroupSize)
 	buf := make([]byte, skipBuffer)
 	left := fd.Bytes
+	h, sum := sha256.New(), make([]byte, 0, sha256.Size)
+	var limited io.LimitedReader
 	for i := range fd.Count {
 		name, g := names[i], i/fd.GroupSize
-		h := sha256.New()
-		n, err := io.CopyBuffer(h, io.LimitReader(input(int(i)), min(left, math.MaxInt64-1)+1), buf)
+		h.Reset()
+		limited = io.LimitedReader{R: input(int(i)), N: min(left, math.MaxInt64-1) + 1}
+		n, err := io.CopyBuffer(h, &limited, buf)
 		if err != nil {
 			return fmt.Errorf("%s: reading the part committed by the earlier run: %w", name, err)
 		}
@@ -31,7 +34,7 @@ func skipFolded(fd *Folded, names []string, input func(i int) io.Reader, into *f
 				"the earlier run read the first %d inputs to their end, %d bytes in all; these hold more now", fd.Count, fd.Bytes))
 		}
 		left -= n
-		sum := h.Sum(nil)
+		sum = h.Sum(sum[:0])
 		into.add(name, n, sum)
 		if done := check.add(name, n, sum); done != "" && done != fd.Groups[g] {
 			return groupMismatch(fd, names, g, done)
