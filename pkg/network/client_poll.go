@@ -51,6 +51,7 @@ func (c *Client) Poll(timeout time.Duration, now time.Time) []*ClientResponse {
 	c.handleConnections(now)
 	responses = c.handleTimedOutConnections(responses, now)
 	responses = c.handleTimedOutRequests(responses, now)
+	responses = c.startWaitingSessions(responses, now)
 	responses = c.startDueReauthentications(responses, now)
 	c.checkBootstrap(now)
 	c.forgetDepartedNodes()
@@ -71,6 +72,9 @@ func (c *Client) pollTimeout(timeout time.Duration, now time.Time) time.Duration
 		timeout = min(timeout, d.Sub(now))
 	}
 	if d, ok := c.nextReauthDeadline(now); ok {
+		timeout = min(timeout, d.Sub(now))
+	}
+	if d, ok := c.nextSessionWaitDeadline(); ok {
 		timeout = min(timeout, d.Sub(now))
 	}
 	return max(timeout, 0)

@@ -61,10 +61,16 @@
 //     re-authentication; the Client never waits for them in Poll: it
 //     connects once they are ready (the preparer wakes it), and a final
 //     failure of them fails every node as an authentication failure.
-//     GSSAPI is the exception: its session start asks the KDC for a
-//     service ticket when none is cached (bounded by its timeout); its
-//     preparer only keeps the ticket-granting ticket fresh in the
-//     background, as the Java client's login thread does.
+//     A mechanism that needs an exchange of its own for each broker
+//     (SASLSessionStarter: GSSAPI asks the KDC for the broker's service
+//     ticket) gets it in the background too: after the SaslHandshake the
+//     connection waits, with nothing in flight, while the Client serves its
+//     other connections, until the mechanism wakes it or the connection
+//     setup timeout passes (the connection is then closed and retried); a
+//     failure of the exchange (the KDC refuses, or does not answer within
+//     the mechanism's timeout) is an authentication failure. GSSAPI's
+//     preparer keeps the ticket-granting ticket fresh in the background, as
+//     the Java client's login thread does.
 //   - Until the cluster has answered once (Reached), the Client is
 //     bootstrapping: it connects to every bootstrap address at once, caps
 //     each attempt at half the bootstrap timeout, tells each address's
