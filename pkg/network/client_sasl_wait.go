@@ -13,7 +13,9 @@ import (
 // polls its other connections. The mechanism wakes the Client when the
 // credentials are there (or failed); the Client then asks again. A
 // connection still waiting at its deadline (the connection setup timeout,
-// as for a setup request) is closed as timed out and retried.
+// as for a setup request) fails to authenticate, as when the mechanism
+// fails: the outside world it waits for (the KDC) is out of reach or
+// too slow.
 
 // startWaitingSession asks the mechanism for the session of node's
 // exchange and, once it has one, sends its first message.
@@ -25,10 +27,9 @@ func (c *Client) startWaitingSession(responses []*ClientResponse, node int32, no
 		if now.Before(ex.waitUntil) {
 			return responses
 		}
-		cause := fmt.Errorf("%w: SASL %s: no credentials within %v: %w", ErrConnectionSetupTimeout, c.cfg.SASL.Name(),
+		cause := fmt.Errorf("%w: gave up after %v (the connection setup timeout): %w", ErrConnectionSetupTimeout,
 			c.setupTimeout(), err)
-		c.log.Info("disconnecting", "node", c.nodeName(node), "err", cause)
-		return c.closeConnection(responses, node, cause, closeTimeout, now)
+		return c.authFailed(responses, node, cause, now)
 	case err != nil:
 		return c.authFailed(responses, node, err, now)
 	}

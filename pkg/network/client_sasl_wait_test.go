@@ -129,24 +129,28 @@ func TestSASLSessionWaitsWhileOthersProduce(t *testing.T) {
 }
 
 // A connection still waiting for its credentials at the connection setup
-// timeout is closed as timed out and retried, not failed for good; a
-// failure of the credentials then fails the authentication, with the
-// mechanism's reason.
-func TestSASLSessionWaitDeadlineAndFailure(t *testing.T) {
+// timeout fails to authenticate, saying what it waited for.
+func TestSASLSessionWaitDeadline(t *testing.T) {
 	s := newStarter(1)
 	h := newHarness(t, reauthConfig(s), testNodes()...)
 	conn := handshake(t, h, 1)
 	h.advance(10*time.Second - time.Millisecond)
 	require.Empty(t, h.poll())
 	assert.False(t, h.sel.IsClosed(conn))
+	assert.Equal(t, network.Authenticating, h.c.ConnectionState(1))
 	h.advance(time.Millisecond)
 	require.Empty(t, h.poll())
-	assert.True(t, h.sel.IsClosed(conn))
-	assert.Equal(t, network.Disconnected, h.c.ConnectionState(1))
-	assert.NoError(t, h.c.AuthenticationError(1))
+	assertAuthFailed(t, h, conn, []error{network.ErrConnectionSetupTimeout, network.ErrSASLPending},
+		[]string{"SASL TEST-STARTED: connection setup timed out: gave up after 10s (the connection setup timeout): " +
+			"SASL credentials not ready: asking the KDC for node 1's ticket"})
+}
 
-	h.advance(time.Second) // the reconnect backoff
-	conn = handshake(t, h, 1)
+// A failure of the credentials fails the authentication with the
+// mechanism's reason.
+func TestSASLSessionStartFails(t *testing.T) {
+	s := newStarter(1)
+	h := newHarness(t, reauthConfig(s), testNodes()...)
+	conn := handshake(t, h, 1)
 	s.finish(1, errors.New("kerberos client@EXAMPLE.COM for kafka/127.0.0.1@EXAMPLE.COM: cannot reach the KDC"))
 	require.Empty(t, h.poll())
 	assertAuthFailed(t, h, conn, nil, []string{"SASL TEST-STARTED: kerberos client@EXAMPLE.COM for kafka/127.0.0.1@EXAMPLE.COM: cannot reach the KDC"})

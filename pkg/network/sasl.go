@@ -31,7 +31,8 @@ type SASLMechanism interface {
 // the background, its error wraps ErrSASLPending, and w.Wakeup is called
 // once the exchange ended: the Client keeps the connection waiting, polls
 // its other connections meanwhile, and asks again when woken, until the
-// connection setup timeout. Any other error fails the authentication.
+// connection setup timeout (then, as on any other error, the
+// authentication fails).
 type SASLSessionStarter interface {
 	StartSession(node Node, w Waker) (SASLSession, error)
 }

@@ -71,7 +71,7 @@ func (m *GSSAPIMechanism) StartSession(node Node, w Waker) (SASLSession, error) 
 	if !running {
 		go m.fetchInBackground(sname, realm, spn)
 	}
-	return nil, fmt.Errorf("%w: kerberos %s: waiting for the KDC of realm %s for a service ticket for %s",
+	return nil, fmt.Errorf("%w: kerberos %s: waiting for the KDC of realm %s (the kdc lines of krb5.conf) to answer, for a service ticket for %s",
 		ErrSASLPending, m.login.principal(), m.login.realm, spn)
 }
 

@@ -254,3 +254,33 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // reportOne reports one fixture.
 func reportOne(r *Reporter, rep testReport) { r.Report(rep.rec, rep.err) }
+
+// A failure caused by the error that stopped the producer refers to it on
+// stderr (the run prints it once, at its end); other failures, and the
+// json reports on stdout, keep their own text.
+func TestReportRefersToTheFatalError(t *testing.T) {
+	fatal := errors.New("bootstrap broker 127.0.0.1:9092: authentication failed: SASL PLAIN: wrong password")
+	stopped := func(rec *sender.Record, err error) testReport { return testReport{rec: rec, err: err} }
+	rec := &sender.Record{Topic: "t", Partition: -1, Offset: -1, Opaque: origin("-", 1)}
+	reps := []testReport{
+		stopped(rec, fmt.Errorf("%w: %w", sender.ErrNotSent, fatal)),
+		stopped(rec, fmt.Errorf("in flight: %w", fatal)),
+		failedReport(),
+	}
+	for _, format := range []string{"text", "json"} {
+		var out, errOut bytes.Buffer
+		r := newTestReporter(t, format, &out, &errOut)
+		r.SetFatal(func() error { return fatal })
+		for _, rep := range reps {
+			r.Report(rep.rec, rep.err)
+		}
+		require.NoError(t, r.Flush())
+		if format == "json" {
+			assert.Equal(t, 2, strings.Count(out.String(), "wrong password"), "json keeps each record's error")
+			continue
+		}
+		assert.Equal(t, "error: -:1: t/-1: not sent: the producer stopped (the error below says why)\n"+
+			"error: -:1: t/-1: the producer stopped (the error below says why)\n"+
+			"error: in.txt:7: t/-1: record too large: \"x\"\n", errOut.String())
+	}
+}
