@@ -66,9 +66,10 @@ func (r *Reporter) SetVerbose(v bool) {
 
 // SetFatal tells the reporter where to find the error that stops the
 // producer for good (its FatalError), which the run prints once, at its
-// end: a failure caused by it is then printed on stderr with a reference
-// to it rather than repeating it (an authentication failure would
-// otherwise be printed once per record read).
+// end. When it is an authentication failure (or SASL credentials never
+// obtained), a failure caused by it is
+// printed on stderr with a reference to it rather than repeating it once
+// per record read.
 func (r *Reporter) SetFatal(fatal func() error) {
 	r.mu.Lock()
 	r.fatal = fatal

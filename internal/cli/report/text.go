@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/kproduce/kproduce/pkg/network"
 	"github.com/kproduce/kproduce/pkg/sender"
 )
 
@@ -74,18 +75,22 @@ func appendDryText(b []byte, rep *Record) []byte {
 	return append(b, '\n')
 }
 
-// The failure of a record caused by the error that stopped the producer,
-// which the run prints once at its end.
+// The failure of a record caused by the authentication failure that
+// stopped the producer (see referToFatal), which the run prints once at
+// its end.
 var (
 	errStoppedBelow        = errors.New("the producer stopped (the error below says why)")
 	errNotSentStoppedBelow = fmt.Errorf("%w: %w", sender.ErrNotSent, errStoppedBelow)
 )
 
-// referToFatal returns err, or a reference to fatal when err is caused by
-// it.
+// referToFatal returns err, or a reference to fatal when fatal is an
+// authentication failure, or SASL credentials never obtained (the same
+// for every broker and every record), and err is caused by it.
 func referToFatal(err, fatal error) error {
 	switch {
 	case fatal == nil || !errors.Is(err, fatal):
+		return err
+	case !errors.Is(fatal, network.ErrAuthentication) && !errors.Is(fatal, network.ErrSASLPending):
 		return err
 	case errors.Is(err, sender.ErrNotSent):
 		return errNotSentStoppedBelow
