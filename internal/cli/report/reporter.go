@@ -67,9 +67,8 @@ func (r *Reporter) SetVerbose(v bool) {
 // SetFatal tells the reporter where to find the error that stops the
 // producer for good (its FatalError), which the run prints once, at its
 // end. When it is an authentication failure (or SASL credentials never
-// obtained), a failure caused by it is
-// printed on stderr with a reference to it rather than repeating it once
-// per record read.
+// obtained), a failure caused by it is printed on stderr with a reference
+// to it rather than repeating it once per record read.
 func (r *Reporter) SetFatal(fatal func() error) {
 	r.mu.Lock()
 	r.fatal = fatal
