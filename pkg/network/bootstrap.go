@@ -43,11 +43,19 @@ type BootstrapError struct {
 	// were still awaited when the bootstrap timeout passed (an
 	// ErrSASLPending).
 	Credentials error
+	// Authentication, when set, is the authentication failure (an
+	// ErrAuthentication, naming the broker) that ended the bootstrap at
+	// once: every broker takes the same credentials, so the others would
+	// refuse them too.
+	Authentication error
 }
 
 // Error lists every address and its cause. A single address that failed
 // for good is its own error, which names it.
 func (e *BootstrapError) Error() string {
+	if e.Authentication != nil {
+		return e.Authentication.Error()
+	}
 	if e.Timeout == 0 && len(e.Addresses) == 1 && e.Addresses[0].Err != nil {
 		return e.Addresses[0].Err.Error()
 	}
@@ -85,6 +93,9 @@ func (e *BootstrapError) Unwrap() []error {
 	errs := []error{ErrBootstrap}
 	if e.Credentials != nil {
 		errs = append(errs, e.Credentials)
+	}
+	if e.Authentication != nil {
+		errs = append(errs, e.Authentication)
 	}
 	for _, a := range e.Addresses {
 		if a.Err != nil {
@@ -144,11 +155,12 @@ func (c *Client) checkBootstrap(now time.Time) {
 	allFinal := c.finalFailure() != nil
 	deadline, ok := c.bootstrapDeadline()
 	timedOut := ok && !now.Before(deadline)
-	if !allFinal && !timedOut {
+	authErr := c.bootstrapAuthFailure()
+	if !allFinal && !timedOut && authErr == nil {
 		return
 	}
-	e := &BootstrapError{}
-	if !allFinal {
+	e := &BootstrapError{Authentication: authErr}
+	if !allFinal && authErr == nil {
 		e.Timeout = c.cfg.BootstrapTimeout
 	}
 	nodes := slices.Clone(c.md.Fetch().Nodes())
@@ -165,6 +177,21 @@ func (c *Client) checkBootstrap(now time.Time) {
 	b.err = e
 	c.log.Info("giving up on the cluster", "err", e)
 	c.md.Failed(e, now)
+}
+
+// bootstrapAuthFailure is the authentication failure of the first
+// bootstrap address (in the order given) that failed to authenticate, or
+// nil: the Client gives up on it at once, as the Java client does, since
+// every broker takes the same credentials.
+func (c *Client) bootstrapAuthFailure() error {
+	var first error
+	var firstID int32
+	for _, n := range c.md.Fetch().Nodes() {
+		if err := c.states.authenticationError(n.ID); errors.Is(err, ErrAuthentication) && (first == nil || n.ID > firstID) {
+			first, firstID = err, n.ID
+		}
+	}
+	return first
 }
 
 // addressFailure describes why bootstrap node n has not led to the

@@ -303,3 +303,50 @@ func TestOutageNoticedOncePerOutage(t *testing.T) {
 	h.poll()
 	assert.Len(t, ns.got, 2)
 }
+
+// A broker that refuses to authenticate the Client ends the bootstrap at
+// once: the others take the same credentials. Its error is told once, by
+// the BootstrapError, not by a notice per address.
+func TestBootstrapEndsAtTheFirstAuthenticationFailure(t *testing.T) {
+	ns := &notices{}
+	cfg := baseConfig()
+	cfg.BootstrapTimeout = 10 * time.Second
+	cfg.Notify = ns.add
+	cfg.SASL = network.PlainMechanism{Username: "u", Password: "p"}
+	h := newHarness(t, cfg, bootstrapNodes(3)...)
+	h.poll()
+	calls := h.sel.Connects()
+	require.Len(t, calls, 3)
+	for _, c := range calls {
+		h.sel.CompleteConnect(c.Conn)
+	}
+	h.poll()
+	for _, c := range calls {
+		sent, _ := h.sel.LastSent(c.Node.ID)
+		h.sel.RespondTo(sent, networktest.DefaultApiVersions())
+	}
+	h.poll()
+	msg := "Invalid username or password"
+	refuse := func(node int32) {
+		hs, _ := h.sel.LastSent(node)
+		h.sel.RespondTo(hs, &protocol.SaslHandshakeResponse{})
+		h.poll()
+		auth, _ := h.sel.LastSent(node)
+		require.Equal(t, protocol.KeySaslAuthenticate, auth.Header.APIKey)
+		h.sel.RespondTo(auth, &protocol.SaslAuthenticateResponse{ErrorCode: protocol.ErrSaslAuthenticationFailed.Code, ErrorMessage: &msg})
+	}
+	refuse(calls[1].Node.ID)
+	h.poll()
+
+	var berr *network.BootstrapError
+	require.ErrorAs(t, h.c.BootstrapError(), &berr, "the first refusal ends the bootstrap")
+	assert.ErrorIs(t, berr, network.ErrAuthentication)
+	assert.Zero(t, berr.Timeout)
+	assert.Equal(t, "bootstrap broker "+calls[1].Node.Addr()+": authentication failed: SASL PLAIN: "+
+		protocol.ErrSaslAuthenticationFailed.Error()+": "+msg, berr.Error())
+
+	refuse(calls[0].Node.ID) // a refusal after the end changes nothing
+	h.poll()
+	assert.Same(t, berr, h.c.BootstrapError())
+	assert.Empty(t, ns.got, "the BootstrapError alone tells the failure")
+}

@@ -25,9 +25,10 @@ const (
 // connection setup or a request times out sooner), then handles completed
 // sends (a request expecting no response completes here), received
 // responses, disconnections, new connections (which start the API versions
-// check), connection setup timeouts and request timeouts. Requests that
-// could not be sent (unsupported version) are returned by the next Poll
-// without waiting.
+// check), connection setup timeouts and request timeouts, then starts the
+// SASL sessions whose credentials came (giving up on those that waited
+// past the connection setup timeout). Requests that could not be sent
+// (unsupported version) are returned by the next Poll without waiting.
 func (c *Client) Poll(timeout time.Duration, now time.Time) []*ClientResponse {
 	if c.closed {
 		return nil
@@ -51,6 +52,7 @@ func (c *Client) Poll(timeout time.Duration, now time.Time) []*ClientResponse {
 	c.handleConnections(now)
 	responses = c.handleTimedOutConnections(responses, now)
 	responses = c.handleTimedOutRequests(responses, now)
+	responses = c.startWaitingSessions(responses, now)
 	responses = c.startDueReauthentications(responses, now)
 	c.checkBootstrap(now)
 	c.forgetDepartedNodes()
@@ -71,6 +73,9 @@ func (c *Client) pollTimeout(timeout time.Duration, now time.Time) time.Duration
 		timeout = min(timeout, d.Sub(now))
 	}
 	if d, ok := c.nextReauthDeadline(now); ok {
+		timeout = min(timeout, d.Sub(now))
+	}
+	if d, ok := c.nextSessionWaitDeadline(); ok {
 		timeout = min(timeout, d.Sub(now))
 	}
 	return max(timeout, 0)

@@ -18,6 +18,10 @@ type saslExchange struct {
 	// lifetime is the session lifetime the broker gave (SaslAuthenticate
 	// v1+), 0 for none.
 	lifetime time.Duration
+	// waitUntil, while the session has not started (its mechanism is a
+	// SASLSessionStarter still obtaining credentials), is when the
+	// connection stops waiting for it.
+	waitUntil time.Time
 }
 
 // newSetupRequest builds a request of the connection setup (ApiVersions,
@@ -27,8 +31,14 @@ type saslExchange struct {
 // on as promptly as one that does not accept them.
 func (c *Client) newSetupRequest(node int32, body protocol.Request, version int16, now time.Time) *ClientRequest {
 	req := c.newInternalRequest(node, body, version, now)
-	req.Timeout = c.bootstrapCap(min(req.Timeout, c.cfg.ConnectionSetupTimeout))
+	req.Timeout = c.setupTimeout()
 	return req
+}
+
+// setupTimeout bounds each step of the connection setup: an answer to a
+// setup request, a SASL session's credentials.
+func (c *Client) setupTimeout() time.Duration {
+	return c.bootstrapCap(min(c.cfg.RequestTimeout, c.cfg.ConnectionSetupTimeout))
 }
 
 // sendApiVersions sends the ApiVersions request that opens every
@@ -174,11 +184,11 @@ func (c *Client) handleSaslHandshake(responses []*ClientResponse, node int32, re
 		}
 		return c.authFailed(responses, node, kerr, now)
 	}
-	n, _ := c.md.Fetch().Node(node)
-	if st := c.states.get(node); st != nil {
-		n = st.node
+	if _, ok := c.cfg.SASL.(SASLSessionStarter); ok {
+		c.sasl[node] = &saslExchange{waitUntil: now.Add(c.setupTimeout())}
+		return c.startWaitingSession(responses, node, now)
 	}
-	session, err := c.cfg.SASL.NewSession(n)
+	session, err := c.cfg.SASL.NewSession(c.saslNode(node))
 	if errors.Is(err, ErrSASLPending) {
 		// The credentials expired and their refresh is late: try again
 		// on a new connection once they are ready.
@@ -190,6 +200,16 @@ func (c *Client) handleSaslHandshake(responses []*ClientResponse, node int32, re
 	}
 	c.sasl[node] = &saslExchange{session: session}
 	return c.saslStep(responses, node, nil, now)
+}
+
+// saslNode is the node a SASL session authenticates with: the one the
+// connection was made to.
+func (c *Client) saslNode(node int32) Node {
+	n, _ := c.md.Fetch().Node(node)
+	if st := c.states.get(node); st != nil {
+		n = st.node
+	}
+	return n
 }
 
 // saslStep feeds the broker's challenge to the session and sends its

@@ -61,16 +61,25 @@
 //     re-authentication; the Client never waits for them in Poll: it
 //     connects once they are ready (the preparer wakes it), and a final
 //     failure of them fails every node as an authentication failure.
-//     GSSAPI is the exception: its session start asks the KDC for a
-//     service ticket when none is cached (bounded by its timeout); its
-//     preparer only keeps the ticket-granting ticket fresh in the
-//     background, as the Java client's login thread does.
+//     A mechanism that needs an exchange of its own for each broker
+//     (SASLSessionStarter: GSSAPI asks the KDC for the broker's service
+//     ticket) gets it in the background too: after the SaslHandshake the
+//     connection waits, with nothing in flight, while the Client serves its
+//     other connections, until the mechanism wakes it; a failure of the
+//     exchange (the KDC refuses, or does not answer within the mechanism's
+//     timeout) is an authentication failure, and so is a wait past the
+//     connection setup timeout. GSSAPI's
+//     preparer keeps the ticket-granting ticket fresh in the background, as
+//     the Java client's login thread does.
 //   - Until the cluster has answered once (Reached), the Client is
 //     bootstrapping: it connects to every bootstrap address at once, caps
 //     each attempt at half the bootstrap timeout, tells each address's
 //     first failure (Notice), and gives up with a BootstrapError naming
 //     every address when all failed for good or the bootstrap timeout
-//     passed; the error then stays. Afterwards the Client never gives up on
+//     passed, and at once when one refused to authenticate the Client
+//     (the others take the same credentials): that error is told once, by
+//     the BootstrapError, not by a Notice per address; the error then
+//     stays. Afterwards the Client never gives up on
 //     its own: a lost broker is retried, and its outage told once.
 //   - A Cluster is immutable once published; Metadata swaps snapshots
 //     atomically, so Fetch never blocks and never sees a partial update.

@@ -47,8 +47,10 @@ func (m *GSSAPIMechanism) Prepare(w Waker) error {
 	return nil
 }
 
-// Release unregisters w; the last one stops the background refresh.
+// Release unregisters w, and drops the service tickets obtained for it
+// that it has not taken; the last one stops the background refresh.
 func (m *GSSAPIMechanism) Release(w Waker) {
+	m.fetches.forget(w)
 	r := &m.refresh
 	r.mu.Lock()
 	delete(r.users, w)

@@ -1,6 +1,7 @@
 package network
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -90,10 +91,17 @@ func (c *Client) notify(n Notice) {
 }
 
 // noticeConnectionLost tells about a lost connection: during the
-// bootstrap, the first failure of each address (and a final one); after
-// it, the start of an outage of a broker the Client needed (hadWork), once.
+// bootstrap, the first failure of each address (and a final one, but an
+// authentication failure, which ends the bootstrap, is told by its
+// BootstrapError alone); after it, the start of an outage of a broker the
+// Client needed (hadWork), once.
 func (c *Client) noticeConnectionLost(st *nodeConnectionState, err error, final, hadWork bool, now time.Time) {
 	if !c.Reached() {
+		if c.boot.err != nil || (final && errors.Is(err, ErrAuthentication)) {
+			// The bootstrap ended, or ends at the end of this Poll (an
+			// authentication failure ends it at once): its error tells.
+			return
+		}
 		if c.boot.notified == nil {
 			c.boot.notified = make(map[string]bool)
 		}

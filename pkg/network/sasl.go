@@ -12,7 +12,8 @@ import "errors"
 // NewSession runs on the goroutine that drives the Client: it must not
 // block on the outside world. A mechanism whose credentials must be
 // fetched (an OAuth token from an endpoint) implements SASLPreparer and
-// fetches them on its own.
+// fetches them on its own; one that needs an exchange of its own for each
+// broker (GSSAPI's service ticket) implements SASLSessionStarter.
 type SASLMechanism interface {
 	// Name is the mechanism's name as sent in SaslHandshake.
 	Name() string
@@ -21,6 +22,19 @@ type SASLMechanism interface {
 	// connection is closed and retried as after a disconnection; any other
 	// error fails the authentication.
 	NewSession(node Node) (SASLSession, error)
+}
+
+// SASLSessionStarter is implemented by a mechanism whose session start
+// needs an exchange with the outside world for each broker (GSSAPI asks
+// the KDC for the broker's service ticket). The Client calls StartSession
+// instead of NewSession; it must not block. While the exchange runs in
+// the background, its error wraps ErrSASLPending, and w.Wakeup is called
+// once the exchange ended: the Client keeps the connection waiting, polls
+// its other connections meanwhile, and asks again when woken, until the
+// connection setup timeout (then, as on any other error, the
+// authentication fails).
+type SASLSessionStarter interface {
+	StartSession(node Node, w Waker) (SASLSession, error)
 }
 
 // SASLSession is one authentication exchange.

@@ -56,13 +56,16 @@ type GSSAPIConfig struct {
 // tokens, choosing no security layer. It logs in itself (no kinit
 // needed) with a keytab, or uses the ticket cache of a kinit; tickets are
 // renewed or obtained again as they near their end, in the background
-// while a Client uses it (it is a SASLPreparer). Safe for concurrent use.
+// while a Client uses it (it is a SASLPreparer), and a broker's service
+// ticket is obtained in the background while its connection waits (it is
+// a SASLSessionStarter). Safe for concurrent use.
 type GSSAPIMechanism struct {
 	service string
 	timeout time.Duration
 	now     func() time.Time
 	login   *kerberosLogin
 	refresh ticketRefresher
+	fetches ticketFetches
 }
 
 // NewGSSAPIMechanism reads krb5.conf and the keytab or the ticket cache.
@@ -156,9 +159,21 @@ func (m *GSSAPIMechanism) ServicePrincipal(host string) (types.PrincipalName, st
 
 // NewSession gets a service ticket for the broker (logging in first when
 // needed: the KDC exchanges are bounded by the configured timeout) and
-// returns the exchange that presents it.
+// returns the exchange that presents it. It waits for the KDC: the Client
+// uses StartSession, which does not.
 func (m *GSSAPIMechanism) NewSession(node Node) (SASLSession, error) {
 	sname, realm := m.ServicePrincipal(node.Host)
+	tkt, err := m.fetchServiceTicket(sname, realm)
+	if err != nil {
+		return nil, err
+	}
+	return m.session(tkt, principalString(sname, realm)), nil
+}
+
+// fetchServiceTicket returns the ticket of the service principal sname of
+// realm, from the cache or the KDC (logging in first when needed), the
+// KDC exchanges bounded by the configured timeout.
+func (m *GSSAPIMechanism) fetchServiceTicket(sname types.PrincipalName, realm string) (*kerberosTicket, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), m.timeout)
 	defer cancel()
 	tkt, err := m.login.serviceTicket(ctx, sname, realm)
@@ -168,7 +183,12 @@ func (m *GSSAPIMechanism) NewSession(node Node) (SASLSession, error) {
 		}
 		return nil, fmt.Errorf("kerberos %s for %s: %w", m.login.principal(), principalString(sname, realm), err)
 	}
-	return &gssapiSession{m: m, tkt: tkt, spn: principalString(sname, realm)}, nil
+	return tkt, nil
+}
+
+// session is the exchange that presents tkt, a ticket for spn.
+func (m *GSSAPIMechanism) session(tkt *kerberosTicket, spn string) *gssapiSession {
+	return &gssapiSession{m: m, tkt: tkt, spn: spn}
 }
 
 // gssapiSession is one GSSAPI exchange: the AP-REQ, the broker's answer

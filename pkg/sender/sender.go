@@ -253,7 +253,8 @@ func (s *sender) setFatal(err error) {
 // once the cluster was reached, when a broker refused to authenticate it
 // (SASL or TLS): retrying cannot help, so records fail at once instead of
 // at the delivery timeout. While bootstrapping, one address failing for
-// good is not fatal: another may lead to the cluster.
+// good is not fatal (another may lead to the cluster), except by an
+// authentication failure, which ends the bootstrap (BootstrapError).
 func (s *sender) checkFatal() {
 	if s.fatal.Load() != nil {
 		return

@@ -83,6 +83,7 @@ func TestAuthenticationFailures(t *testing.T) {
 			for _, w := range tt.want {
 				assert.Contains(t, res.Stderr, w)
 			}
+			assert.Equal(t, 1, strings.Count(res.Stderr, tt.want[0]), "told once, not once per broker or record:\n%s", res.Stderr)
 			if strings.Contains(res.Stderr, "delivered") {
 				// The run stops at once: the records read so far are failed.
 				assert.Regexp(t, regexp.MustCompile(`\n0 delivered, [12] failed\n$`), res.Stderr)

@@ -7,6 +7,7 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -205,6 +206,8 @@ func TestE2EKerberosErrors(t *testing.T) {
 	_ = stale
 	unreachable := kafkatest.WriteFile(t, t.TempDir(), "krb5.conf", []byte(fmt.Sprintf(
 		"[libdefaults]\n default_realm = %[1]s\n[realms]\n %[1]s = {\n  kdc = %[2]s\n }\n", krb5test.Realm, networktest.ClosedAddr(t))))
+	silent := kafkatest.WriteFile(t, t.TempDir(), "krb5.conf", []byte(fmt.Sprintf(
+		"[libdefaults]\n default_realm = %[1]s\n[realms]\n %[1]s = {\n  kdc = %[2]s\n }\n", krb5test.Realm, silentListener(t))))
 	gssapi := func(args ...string) []string { return append([]string{"--sasl-mechanism", "GSSAPI"}, args...) }
 	tests := []struct {
 		name string
@@ -214,6 +217,9 @@ func TestE2EKerberosErrors(t *testing.T) {
 	}{
 		{"KDC unreachable", gssapi("--kerberos-keytab", s.clientKeytab, "--kerberos-config", unreachable), cmdutil.ExitFailed,
 			[]string{"cannot reach the kerberos KDC of realm " + krb5test.Realm + " at 127.0.0.1:", "the kdc lines of krb5.conf", "connection refused"}},
+		{"KDC silent", gssapi("--kerberos-keytab", s.clientKeytab, "--kerberos-config", silent, "--bootstrap-timeout", "2s"), cmdutil.ExitFailed,
+			[]string{"authentication failed: SASL GSSAPI: connection setup timed out: gave up after 1s (the connection setup timeout)",
+				"waiting for the KDC of realm " + krb5test.Realm + " (the kdc lines of krb5.conf) to answer, for a service ticket for kafka/127.0.0.1@"}},
 		{"unknown client principal", gssapi("--kerberos-keytab", goneKeytab), cmdutil.ExitFailed,
 			[]string{"KDC_ERR_C_PRINCIPAL_UNKNOWN", "client principal gone@" + krb5test.Realm + " is not in the realm's database"}},
 		{"wrong keytab key", gssapi("--kerberos-keytab", rotatedKeytab), cmdutil.ExitFailed,
@@ -232,6 +238,7 @@ func TestE2EKerberosErrors(t *testing.T) {
 			for _, text := range tt.text {
 				assert.Contains(t, res.Stderr, text)
 			}
+			assert.Equal(t, 1, strings.Count(res.Stderr, tt.text[0]), "told once, not once per broker or record")
 			assert.Less(t, res.Took, 3*time.Second, "a Kerberos failure ends the run at once")
 			kafkatest.RequireEmpty(t, s.cluster, "t")
 		})
@@ -259,6 +266,36 @@ func TestE2EKerberosErrors(t *testing.T) {
 		assert.Contains(t, res.Stderr, "the ticket of client@"+krb5test.Realm+" in the ticket cache "+cc+" expired at")
 		assert.Contains(t, res.Stderr, "run kinit again, or give --kerberos-keytab")
 	})
+}
+
+// silentListener is the address of a listener that accepts connections
+// and never answers (a KDC that hangs).
+func silentListener(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var held []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			_ = c.Close()
+		}
+	})
+	return ln.Addr().String()
 }
 
 // TestE2EKerberosClockSkew: a KDC whose clock is an hour ahead refuses

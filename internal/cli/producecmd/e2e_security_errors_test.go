@@ -4,11 +4,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
+	"github.com/kproduce/kproduce/internal/cli/report"
 	"github.com/kproduce/kproduce/internal/kafkatest"
 	"github.com/kproduce/kproduce/pkg/network/networktest"
 )
@@ -108,6 +111,55 @@ func TestSecurityRedaction(t *testing.T) {
 			assert.Contains(t, res.Stderr, "sasl_password=[redacted]")
 			assert.Contains(t, res.Stderr, "authentication failed")
 			assert.NotContains(t, res.Stderr+res.Stdout, secret)
+		})
+	}
+}
+
+// TestE2EAuthenticationFailureToldOnce: every broker of a cluster refuses
+// the same credentials the same way; the run fails at once and tells the
+// failure once, not once per bootstrap broker (nor once per record read),
+// and never shows the password.
+func TestE2EAuthenticationFailureToldOnce(t *testing.T) {
+	const wrong = "n0t-the-passw0rd-5e1f"
+	tests := []struct {
+		name    string
+		mech    string
+		control func(c *kfake.Cluster)
+		cause   string
+	}{
+		{"PLAIN, the broker closes the connection", "PLAIN", nil,
+			"the broker closed the connection during SASL authentication (wrong user name or password?)"},
+		{"PLAIN, the broker answers SASL_AUTHENTICATION_FAILED", "PLAIN", answerAuthFailed,
+			"SASL_AUTHENTICATION_FAILED: SASL authentication failed: Authentication failed: Invalid username or password"},
+		{"SCRAM-SHA-256", "SCRAM-SHA-256", nil, "the broker closed the connection during SASL authentication"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The brokers accept connections once a record is read.
+			stdin := newGatedReader("a\nb\nc\n")
+			c := securityCluster(t, kfake.EnableSASL(), kfake.Superuser(tt.mech, saslUser, saslPass), kfake.ListenFn(stdin.listen))
+			if tt.control != nil {
+				tt.control(c)
+			}
+			require.Len(t, c.ListenAddrs(), 3)
+			res := runKproduce(t, stdin, "-t", "t", "-b", strings.Join(c.ListenAddrs(), ","),
+				"--sasl-mechanism", tt.mech, "--sasl-username", saslUser, "--sasl-password", wrong)
+			t.Logf("exit %d after %v:\n%s", res.Code, res.Took, res.Stderr)
+			assert.Equal(t, cmdutil.ExitFailed, res.Code)
+			assert.Less(t, res.Took, 5*time.Second, "fails at once")
+			assert.Equal(t, 1, strings.Count(res.Stderr, tt.cause), "the failure is told once")
+			assert.Equal(t, 1, strings.Count(res.Stderr, "authentication failed: SASL "+tt.mech+": "), "the failure is told once")
+			fatal := kafkatest.LinesWith(res.Stderr, "error: bootstrap broker ")
+			require.Len(t, fatal, 1)
+			assert.Contains(t, fatal[0], tt.cause)
+			assert.Empty(t, kafkatest.LinesWith(res.Stderr, report.NoticePrefix), "no notice repeats it")
+			failed := kafkatest.LinesWith(res.Stderr, "error: -:")
+			require.NotEmpty(t, failed, "each record read is reported")
+			for _, l := range failed {
+				assert.Regexp(t, `^error: -:\d: t/-1: not sent: the producer stopped \(the error below says why\)$`, l)
+			}
+			assert.NotContains(t, res.Stderr+res.Stdout, wrong, "the password never appears")
+			kafkatest.RequireEmpty(t, c, "t")
 		})
 	}
 }

@@ -161,6 +161,7 @@ func (r *producerRun) setUp(s cmdutil.Streams, inputs []input.Input) error {
 	if r.prod, err = sender.New(opts...); err != nil {
 		return cmdutil.AsUsageError(err)
 	}
+	rep.SetFatal(r.prod.FatalError) // finish prints it once
 	if countOnly {
 		rep.CountDeliveriesWith(func() int64 { return r.prod.Stats().Delivered })
 	}

@@ -41,6 +41,9 @@ type Reporter struct {
 	// a stderr write error loses reports.
 	errReports bool
 	verbose    bool
+	// fatal, when set, returns the error that stopped the producer (see
+	// SetFatal).
+	fatal func() error
 }
 
 // New returns a reporter printing in format to out (stdout) and errOut
@@ -58,6 +61,17 @@ func New(format Format, out, errOut io.Writer) *Reporter {
 func (r *Reporter) SetVerbose(v bool) {
 	r.mu.Lock()
 	r.verbose = v
+	r.mu.Unlock()
+}
+
+// SetFatal tells the reporter where to find the error that stops the
+// producer for good (its FatalError), which the run prints once, at its
+// end. When it is an authentication failure (or SASL credentials never
+// obtained), a failure caused by it is printed on stderr with a reference
+// to it rather than repeating it once per record read.
+func (r *Reporter) SetFatal(fatal func() error) {
+	r.mu.Lock()
+	r.fatal = fatal
 	r.mu.Unlock()
 }
 
@@ -121,6 +135,9 @@ func (r *Reporter) print(rec *sender.Record, err error, dry bool) {
 	}
 	switch {
 	case rep.Err != nil && !r.format.failuresOnStdout():
+		if r.fatal != nil && !dry {
+			rep.Err = referToFatal(rep.Err, r.fatal())
+		}
 		r.line = appendTextError(r.line[:0], rep)
 		r.writeErrOut(r.line)
 	default:

@@ -1,6 +1,13 @@
 package report
 
-import "strconv"
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/kproduce/kproduce/pkg/network"
+	"github.com/kproduce/kproduce/pkg/sender"
+)
 
 // textFormat prints "TOPIC/PARTITION@OFFSET" per delivery, and in a dry
 // run where each record would go.
@@ -66,4 +73,27 @@ func appendDryText(b []byte, rep *Record) []byte {
 	b = append(b, " headers="...)
 	b = strconv.AppendInt(b, int64(len(rep.Headers)), 10)
 	return append(b, '\n')
+}
+
+// The failure of a record caused by the authentication failure that
+// stopped the producer (see referToFatal), which the run prints once at
+// its end.
+var (
+	errStoppedBelow        = errors.New("the producer stopped (the error below says why)")
+	errNotSentStoppedBelow = fmt.Errorf("%w: %w", sender.ErrNotSent, errStoppedBelow)
+)
+
+// referToFatal returns err, or a reference to fatal when fatal is an
+// authentication failure, or SASL credentials never obtained (the same
+// for every broker and every record), and err is caused by it.
+func referToFatal(err, fatal error) error {
+	switch {
+	case fatal == nil || !errors.Is(err, fatal):
+		return err
+	case !errors.Is(fatal, network.ErrAuthentication) && !errors.Is(fatal, network.ErrSASLPending):
+		return err
+	case errors.Is(err, sender.ErrNotSent):
+		return errNotSentStoppedBelow
+	}
+	return errStoppedBelow
 }

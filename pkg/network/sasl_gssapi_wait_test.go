@@ -1,0 +1,141 @@
+package network_test
+
+import (
+	"context"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jcmturner/gokrb5/v8/keytab"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kproduce/kproduce/internal/kafkatest"
+	"github.com/kproduce/kproduce/internal/kafkatest/krb5test"
+	"github.com/kproduce/kproduce/internal/kafkatest/saslfront"
+	"github.com/kproduce/kproduce/pkg/network"
+	"github.com/kproduce/kproduce/pkg/protocol"
+)
+
+// heldKDC dials the KDC, or waits while the test holds it (a KDC that does
+// not answer) until released or the exchange's deadline.
+type heldKDC struct {
+	mu      sync.Mutex
+	release chan struct{} // nil: not held
+	dials   int           // dials that waited
+}
+
+func (k *heldKDC) hold() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.release = make(chan struct{})
+}
+
+func (k *heldKDC) unhold() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	close(k.release)
+	k.release = nil
+}
+
+func (k *heldKDC) waiting() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.dials
+}
+
+func (k *heldKDC) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	k.mu.Lock()
+	release := k.release
+	if release != nil {
+		k.dials++
+	}
+	k.mu.Unlock()
+	if release != nil {
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, network, addr)
+}
+
+// gssapiBroker answers node's SASL GSSAPI exchange as a broker does, with
+// the service keytab, until it completes.
+func gssapiBroker(t *testing.T, h *harness, node int32, kt *keytab.Keytab, host string) {
+	t.Helper()
+	ex := saslfront.GSSAPI(saslfront.GSSAPIConfig{Keytab: kt, Host: host}).Start(saslfront.ConnInfo{Now: time.Now()})
+	for range 4 {
+		auth, ok := h.sel.LastSent(node)
+		require.True(t, ok)
+		require.Equal(t, protocol.KeySaslAuthenticate, auth.Header.APIKey)
+		out, _, err := ex.Step(auth.Body.(*protocol.SaslAuthenticateRequest).AuthBytes)
+		require.NoError(t, err)
+		h.sel.RespondTo(auth, &protocol.SaslAuthenticateResponse{AuthBytes: out})
+		require.Empty(t, h.poll())
+		if h.c.ConnectionState(node) == network.Ready {
+			return
+		}
+	}
+	t.Fatalf("node %d: the GSSAPI exchange did not complete", node)
+}
+
+// While the KDC does not answer the request for broker 2's service
+// ticket, the Client goes on polling: a produce to broker 1, already
+// authenticated with Kerberos, completes. Once the KDC answers, the
+// mechanism wakes the Client and broker 2's exchange goes on.
+func TestGSSAPIServiceTicketOffTheLoop(t *testing.T) {
+	kdc := krb5test.Start(t)
+	kdc.AddPrincipal(t, "client")
+	kdc.AddPrincipal(t, "kafka/127.0.0.1")
+	kdc.AddPrincipal(t, "kafka/localhost")
+	kt, err := keytab.Load(kdc.Keytab(t, "kafka.keytab", "kafka/127.0.0.1", "kafka/localhost"))
+	require.NoError(t, err)
+	held := &heldKDC{}
+	mech, err := network.NewGSSAPIMechanism(network.GSSAPIConfig{
+		KeytabFile: kdc.Keytab(t, "client.keytab", "client"), ConfigFile: kdc.Conf, Dial: held.dial, Timeout: time.Minute,
+	})
+	require.NoError(t, err)
+	h := newHarness(t, reauthConfig(mech), network.Node{ID: 1, Host: "127.0.0.1", Port: 9091},
+		network.Node{ID: 2, Host: "localhost", Port: 9092})
+
+	// awaitTicket polls until the exchange with node starts (its service
+	// ticket came), checking that the mechanism woke the Client.
+	awaitTicket := func(node int32, before int) {
+		t.Helper()
+		kafkatest.WaitFor(t, 30*time.Second, "the exchange with the service ticket", func() bool {
+			require.Empty(t, h.poll())
+			return len(h.sel.SentKey(node, protocol.KeySaslAuthenticate)) > 0
+		})
+		assert.Greater(t, h.sel.Wakeups(), before, "the mechanism woke the Client")
+	}
+
+	handshake(t, h, 1)
+	assert.Empty(t, h.sel.SentKey(1, protocol.KeySaslAuthenticate), "waits for the service ticket")
+	awaitTicket(1, 0)
+	gssapiBroker(t, h, 1, kt, "127.0.0.1")
+
+	held.hold()
+	handshake(t, h, 2)
+	kafkatest.WaitFor(t, 30*time.Second, "the KDC to be asked for broker 2's ticket", func() bool { return held.waiting() > 0 })
+	require.Empty(t, h.poll())
+	assert.Equal(t, network.Authenticating, h.c.ConnectionState(2))
+	assert.Empty(t, h.sel.SentKey(2, protocol.KeySaslAuthenticate))
+
+	req := h.send(1, produceRequest(), true, 0, nil)
+	sent, _ := h.sel.LastSent(1)
+	h.sel.RespondTo(sent, &protocol.ProduceResponse{})
+	got := h.poll()
+	require.Len(t, got, 1, "the produce to broker 1 completes while the KDC holds broker 2's ticket")
+	assert.Same(t, req, got[0].Request)
+	assert.NoError(t, got[0].Err)
+	assert.Equal(t, network.Authenticating, h.c.ConnectionState(2))
+
+	wakeups := h.sel.Wakeups()
+	held.unhold()
+	awaitTicket(2, wakeups)
+	gssapiBroker(t, h, 2, kt, "localhost")
+}
