@@ -32,12 +32,12 @@ func keepBusy(t *testing.T, rc *realClient, d time.Duration) int {
 // re-authenticates every connection, on the same connection.
 func TestIntegrationReauthenticationKfakeSCRAM(t *testing.T) {
 	cluster := startCluster(t, kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-512", "u", "p"),
-		kfake.BrokerConfigs(map[string]string{"connections.max.reauth.ms": "700"}))
+		kfake.BrokerConfigs(map[string]string{"connections.max.reauth.ms": "2000"}))
 	mech, err := network.NewSASLMechanism("SCRAM-SHA-512", "u", "p")
 	require.NoError(t, err)
 	rc := newRealClient(t, cluster.ListenAddrs(), network.Config{SASL: mech}, network.SocketConfig{})
 	rc.waitTopic("t", 6)
-	assert.Positive(t, keepBusy(t, rc, 2*time.Second))
+	assert.Positive(t, keepBusy(t, rc, 5*time.Second))
 	assert.GreaterOrEqual(t, rc.c.Reauthentications(), int64(3), "about two per connection")
 }
 
@@ -47,13 +47,13 @@ func TestIntegrationReauthenticationKfakeSCRAM(t *testing.T) {
 func TestIntegrationReauthenticationFront(t *testing.T) {
 	front := saslfront.New(saslfront.Config{
 		Mechanisms:      []saslfront.Mechanism{saslfront.Plain(map[string]string{"u": "p"})},
-		SessionLifetime: 700 * time.Millisecond,
+		SessionLifetime: 2 * time.Second,
 	})
 	cluster := startCluster(t, kfake.ListenFn(front.Listen))
 	t.Cleanup(front.Close)
 	rc := newRealClient(t, cluster.ListenAddrs(), network.Config{SASL: network.PlainMechanism{Username: "u", Password: "p"}}, network.SocketConfig{})
 	rc.waitTopic("t", 6)
-	assert.Positive(t, keepBusy(t, rc, 2*time.Second))
+	assert.Positive(t, keepBusy(t, rc, 5*time.Second))
 	reauths := 0
 	for _, c := range front.Connections() {
 		assert.False(t, c.Expired, "connection %d closed as expired", c.ID)
