@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -14,10 +13,6 @@ import (
 	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
-// longFileCount is whether KPRODUCE_LONG_TESTS was set when the tests
-// started (TestMain clears the KPRODUCE_* environment before they run).
-var longFileCount = os.Getenv("KPRODUCE_LONG_TESTS") != ""
-
 // TestManyFilesUnderALowDescriptorLimit: the built binary produces 5,000
 // files with a limit of 128 descriptors (100,000 files with 1,024 under
 // KPRODUCE_LONG_TESTS; writing them takes most of a minute), hard and soft
@@ -27,7 +22,7 @@ var longFileCount = os.Getenv("KPRODUCE_LONG_TESTS") != ""
 func TestManyFilesUnderALowDescriptorLimit(t *testing.T) {
 	t.Parallel()
 	n, limit := 5000, 128
-	if longFileCount {
+	if kafkatest.LongTests() {
 		n, limit = 100_000, 1024
 	}
 	c := kafkatest.ProducerCluster(t)

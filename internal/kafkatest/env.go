@@ -40,3 +40,24 @@ func WithDefaultConfig(t *testing.T, text string) string {
 	}
 	return WriteFile(t, filepath.Join(dir, "kproduce"), "config.yaml", []byte(text))
 }
+
+// startEnv is the environment as the test binary started, before
+// RunIsolated cleared the KPRODUCE_* variables: the tests' own switches
+// (KPRODUCE_LONG_TESTS, KPRODUCE_FAULT_DEBUG) are read from it. It is set
+// once, before any test runs, and never changed.
+var startEnv = os.Environ()
+
+// Getenv returns the value the environment variable name had when the
+// test binary started ("" when unset), whatever RunIsolated cleared since.
+func Getenv(name string) string {
+	for _, kv := range startEnv {
+		if k, v, _ := strings.Cut(kv, "="); k == name {
+			return v
+		}
+	}
+	return ""
+}
+
+// LongTests reports whether the long tests were asked for:
+// KPRODUCE_LONG_TESTS set, to anything, when the test binary started.
+func LongTests() bool { return Getenv("KPRODUCE_LONG_TESTS") != "" }

@@ -2,7 +2,6 @@ package e2esasl
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -80,7 +79,7 @@ func reauthRun(t *testing.T, e *env, principal string, n, rate, minReauth int, a
 // longRun says how long the stream of a re-authentication test lasts:
 // 20s in full (KPRODUCE_LONG_TESTS, or the default), 8s with -short.
 func longRun(t *testing.T) (records, minReauth int) {
-	if testing.Short() && os.Getenv("KPRODUCE_LONG_TESTS") == "" {
+	if testing.Short() && !kafkatest.LongTests() {
 		return 400, 2 // 8s
 	}
 	return 1000, 5 // 20s

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -55,7 +54,7 @@ func (e *eofSignal) Read(p []byte) (int, error) {
 func TestSignalRacingTheEndOfInput(t *testing.T) {
 	const records = 2000
 	runs := 40
-	if os.Getenv("KPRODUCE_LONG_TESTS") != "" {
+	if kafkatest.LongTests() {
 		runs = 400
 	}
 	c := oneBrokerCluster(t)

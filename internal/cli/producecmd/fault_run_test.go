@@ -19,7 +19,7 @@ import (
 	"github.com/kproduce/kproduce/internal/kafkatest"
 )
 
-// faultLongEnv set to 1 runs every fault scenario with 100,000 records
+// faultLongEnv set (to anything) runs every fault scenario with 100,000 records
 // instead of the default faultDefaultRecords (the default keeps the suite
 // within a few minutes under the race detector on two cores).
 const faultLongEnv = "KPRODUCE_LONG_TESTS"
@@ -36,7 +36,7 @@ const (
 
 // faultRecordCount is the number of input records of a scenario.
 func faultRecordCount() int {
-	if os.Getenv(faultLongEnv) == "1" {
+	if kafkatest.LongTests() {
 		return faultLongRecords
 	}
 	return faultDefaultRecords
@@ -47,7 +47,7 @@ func faultRecordCount() int {
 // faultLongEnv, whose larger input takes longer to send under the race
 // detector (the other records must not run out of time).
 func faultDeliveryTimeout(d time.Duration) time.Duration {
-	if os.Getenv(faultLongEnv) == "1" {
+	if kafkatest.LongTests() {
 		return 4 * d
 	}
 	return d
@@ -163,7 +163,7 @@ type faultOutcome struct {
 // runFault runs kproduce on in's lines with the base flags plus args.
 func runFault(t *testing.T, fc *faultCluster, in *faultInput, args ...string) *faultOutcome {
 	t.Helper()
-	debugDir := os.Getenv(faultDebugEnv)
+	debugDir := kafkatest.Getenv(faultDebugEnv)
 	if debugDir != "" {
 		args = append(args, "--log-level", "debug")
 	}
