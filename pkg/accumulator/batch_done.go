@@ -7,7 +7,7 @@ import "github.com/kproduce/kproduce/pkg/protocol"
 // (or -1 and err on failure, or -1 when baseOffset is negative, as with
 // acks=0) and Timestamp = logAppendTime when it is not -1, else the
 // record's own timestamp; with Config.OnDelivered a delivered batch is
-// reported once instead. It returns true the first time; later calls (and
+// reported once instead. Config.OnOwnerRun then hears of each owner run. It returns true the first time; later calls (and
 // calls after SplitAndReenqueue) do nothing and return false.
 //
 // Done never releases memory: call Deallocate once the batch's encoded
@@ -25,11 +25,30 @@ func (b *Batch) Done(baseOffset, logAppendTime int64, err error) bool {
 	switch cfg := &b.acc.cfg; {
 	case err == nil && cfg.OnDelivered != nil:
 		cfg.OnDelivered(b.tp, max(baseOffset, -1), b.count)
+		b.reportOwnerRuns()
 	case b.acc.cb != nil:
 		b.fireCallbacks(baseOffset, logAppendTime, err)
+	default:
+		b.reportOwnerRuns()
 	}
 	b.acc.completed(b)
 	return true
+}
+
+// reportOwnerRuns calls Config.OnOwnerRun, when set, for each owner run
+// of the batch's records, in record order.
+func (b *Batch) reportOwnerRuns() {
+	onRun, owners := b.acc.cfg.OnOwnerRun, b.comps.owners
+	if onRun == nil {
+		return
+	}
+	for run := range owners {
+		end := b.count
+		if run+1 < len(owners) {
+			end = int(owners[run+1].start)
+		}
+		onRun(owners[run].owner, end-int(owners[run].start))
+	}
 }
 
 // fireCallbacks reports each record in order. Offsets and timestamps come
@@ -53,7 +72,7 @@ func (b *Batch) fireCallbacks(baseOffset, logAppendTime int64, err error) {
 	res.TopicPartition, res.BatchCreatedAt, res.Err = b.tp, b.createdAt, err
 	res.Key, res.Value, res.Headers = nil, nil, nil
 	offsets := err == nil && baseOffset >= 0
-	c, cb := &b.comps, b.acc.cb
+	c, cb, onRun := &b.comps, b.acc.cb, b.acc.cfg.OnOwnerRun
 	stamp, delta := 0, int32(0)
 	for run, i := 0, 0; i < b.count; run++ {
 		end := b.count
@@ -86,6 +105,9 @@ func (b *Batch) fireCallbacks(baseOffset, logAppendTime int64, err error) {
 				res.Timestamp = logAppendTime
 			}
 			cb(res)
+		}
+		if run < len(c.owners) && onRun != nil {
+			onRun(c.owners[run].owner, end-int(c.owners[run].start))
 		}
 	}
 	*res = Result{}

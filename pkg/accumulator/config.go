@@ -67,6 +67,16 @@ type Config struct {
 	// It is for a caller that only counts what was delivered: nothing is
 	// done per delivered record. It runs where the Callback would.
 	OnDelivered func(tp TopicPartition, baseOffset int64, records int)
+	// OnOwnerRun, when set, is called for each run of a completed batch's
+	// records that one append call appended (Result.Owner's records, in
+	// a row), with that owner and how many records the run holds, once
+	// they were all reported: after the Callback ran for each of them, or
+	// after OnDelivered for a delivered batch. It runs where the Callback
+	// would. Every record counts once, whatever completed it (a delivery,
+	// a failure, an abort); a split batch counts through its parts. It is
+	// for a caller that must know when every record of an append call has
+	// its outcome, without counting records one by one.
+	OnOwnerRun func(owner any, records int)
 	// MaxRequestSize is max.request.size: a record whose batch alone would
 	// be larger fails Append at once (0: no limit).
 	MaxRequestSize int

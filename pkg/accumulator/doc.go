@@ -104,7 +104,9 @@
 //     whatever its batches).
 //   - A batch leaves the pending state exactly once: Done (callbacks fire,
 //     in record order, without any lock held; with Config.OnDelivered a
-//     delivered batch is reported once instead) or SplitAndReenqueue (its
+//     delivered batch is reported once instead; Config.OnOwnerRun hears
+//     of each append call's run of records after they were reported) or
+//     SplitAndReenqueue (its
 //     records move to new batches). Deallocate releases memory at most once
 //     and only after that.
 //   - Time is always passed in; randomness (backoff jitter, sticky and

@@ -12,7 +12,9 @@
 // kgo does; ProduceBatch copies each record into its batch, with no
 // allocation per record, and gives the promises the producer's own copy:
 // the fast path for many records. Either way a record may carry the
-// caller's own data in Opaque.
+// caller's own data in Opaque. ProduceBatchDone also tells when every
+// record of a call has its outcome, so that what their Opaque values point
+// to can be reused.
 //
 // The producer follows Apache Kafka's Java client (KafkaProducer,
 // RecordAccumulator, Sender): one goroutine of the producer, the Sender,

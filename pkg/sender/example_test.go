@@ -97,6 +97,50 @@ func ExampleProducer_ProduceBatch() {
 	// Output: 0 1 2
 }
 
+// ProduceBatchDone tells when a call is over: here each call's records
+// point into one array of positions, which done hands back for the next
+// call to reuse.
+func ExampleProducer_ProduceBatchDone() {
+	cluster, _ := kfake.NewCluster(kfake.SeedTopics(1, "events"))
+	defer cluster.Close()
+	p, err := sender.New(sender.SeedBrokers(cluster.ListenAddrs()...))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Close(context.Background())
+
+	free := make(chan []int, 2) // arrays of positions, reused
+	free <- make([]int, 3)
+	free <- make([]int, 3)
+	var mu sync.Mutex
+	delivered := 0
+	for call := 0; call < 4; call++ {
+		positions := <-free // waits until a call before is done with it
+		recs := make([]*sender.Record, len(positions))
+		for i := range positions {
+			positions[i] = call*len(positions) + i + 1
+			recs[i] = &sender.Record{Topic: "events", Value: []byte("x"), Opaque: &positions[i]}
+		}
+		_, err := p.ProduceBatchDone(context.Background(), recs, func(r *sender.Record, err error) {
+			if err != nil {
+				log.Printf("record %d: %v", *r.Opaque.(*int), err)
+				return
+			}
+			mu.Lock()
+			delivered++
+			mu.Unlock()
+		}, func() { free <- positions })
+		if err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := p.Flush(context.Background()); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(delivered, "delivered")
+	// Output: 12 delivered
+}
+
 // A transactional producer: a read_committed consumer sees the records
 // once the transaction is committed, all or none.
 func ExampleProducer_CommitTransaction() {

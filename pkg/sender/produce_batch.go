@@ -36,7 +36,8 @@ import (
 // that index was not taken because of err, the error that stops every
 // later record too (ctx ended, the producer was closed or stopped, a
 // transactional producer has no open transaction): that record and those
-// after it get no promise.
+// after it get no promise. ProduceBatchDone also tells when every record
+// taken has its outcome.
 func (p *Producer) ProduceBatch(ctx context.Context, recs []*Record, promise func(*Record, error)) (int, error) {
 	if promise == nil {
 		promise = func(*Record, error) {}
@@ -152,6 +153,9 @@ func (b *batchSend) refuse(i int, partition int32, err error) {
 	r := b.recs[i]
 	r.Partition, r.Offset = partition, -1
 	b.promise(r, notSent(err))
+	if c, ok := b.owner.(*batchCall); ok {
+		c.release(1) // never the last: the call holds one
+	}
 }
 
 // refuseRun refuses every record of a run whose first record is at base.

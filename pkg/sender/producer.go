@@ -55,6 +55,7 @@ type Producer struct {
 	dry    *dryRouter // set with DryRun
 
 	scratch sync.Pool // *batchScratch for ProduceBatch
+	calls   sync.Pool // *batchCall for ProduceBatchDone
 
 	// manual is set when the partitioner is ManualPartitioner: a record's
 	// own Partition places it.
@@ -131,6 +132,7 @@ func newProducer(cfg config, sel network.Selector, clock network.Clock) (*Produc
 	_, p.manual = cfg.Partitioner.(*manualPartitioner)
 	p.sticky = isSticky(cfg.Partitioner)
 	p.scratch.New = newBatchScratch
+	p.calls.New = newBatchCall
 	if cfg.DryRun {
 		p.dry = newDryRouter(&p.cfg)
 		if cfg.DryRunPartitions > 0 {
@@ -150,6 +152,9 @@ func newProducer(cfg config, sel network.Selector, clock network.Clock) (*Produc
 		// Delivered batches are counted (by the Sender), not reported.
 		p.cfg.Accumulator.OnDelivered = func(accumulator.TopicPartition, int64, int) {}
 	}
+	// The records of a ProduceBatchDone call come off its count an owner
+	// run at a time, delivered or not.
+	p.cfg.Accumulator.OnOwnerRun = ownerRunDone
 	p.acc = accumulator.New(p.cfg.Accumulator, p.completion())
 	p.sender = newSender(&p.cfg, p.client, p.acc, clock)
 	return p, nil

@@ -16,6 +16,8 @@ type (
 	// call: their reference is their Opaque, and the promise gets the
 	// producer's own Record.
 	batchPromise func(*Record, error)
+	// A ProduceBatchDone call's records are owned by its *batchCall: a
+	// batchPromise that also counts them (see ProduceBatchDone).
 )
 
 // completion returns the accumulator's callback: it runs each record's
@@ -26,20 +28,9 @@ func (p *Producer) completion() accumulator.Callback {
 	return func(res *accumulator.Result) {
 		switch promise := res.Owner.(type) {
 		case batchPromise:
-			r := &p.promised
-			// Every field, one by one: a struct literal would be built aside
-			// and copied whole. Key, Value and Headers are set only with
-			// PromiseRecordBytes (and cleared after, so that the record keeps
-			// no batch alive); otherwise they stay nil.
-			r.Topic, r.Partition, r.Offset, r.Opaque = res.Topic, res.Partition, res.Offset, res.Ref
-			r.Timestamp = time.UnixMilli(res.Timestamp)
-			if p.promiseBytes {
-				r.Key, r.Value, r.Headers = res.Key, res.Value, res.Headers
-				promise(r, res.Err)
-				r.Key, r.Value, r.Headers = nil, nil, nil
-				return
-			}
-			promise(r, res.Err)
+			p.promiseBatch(res, promise)
+		case *batchCall:
+			p.promiseBatch(res, promise.promise)
 		case producePromise:
 			r := res.Ref.(*Record)
 			r.Partition, r.Offset = res.Partition, res.Offset
@@ -49,4 +40,23 @@ func (p *Producer) completion() accumulator.Callback {
 			promise(r, res.Err)
 		}
 	}
+}
+
+// promiseBatch runs promise, a ProduceBatch promise, with the outcome of
+// one of the call's records: the producer's own Record.
+func (p *Producer) promiseBatch(res *accumulator.Result, promise func(*Record, error)) {
+	r := &p.promised
+	// Every field, one by one: a struct literal would be built aside
+	// and copied whole. Key, Value and Headers are set only with
+	// PromiseRecordBytes (and cleared after, so that the record keeps
+	// no batch alive); otherwise they stay nil.
+	r.Topic, r.Partition, r.Offset, r.Opaque = res.Topic, res.Partition, res.Offset, res.Ref
+	r.Timestamp = time.UnixMilli(res.Timestamp)
+	if p.promiseBytes {
+		r.Key, r.Value, r.Headers = res.Key, res.Value, res.Headers
+		promise(r, res.Err)
+		r.Key, r.Value, r.Headers = nil, nil, nil
+		return
+	}
+	promise(r, res.Err)
 }

@@ -110,51 +110,54 @@ func (r *producerRun) readInput(ctx context.Context, i int, in input.Input, b *i
 // hand hands the records of one read of input i to the producer, as the
 // run's mode says. It returns false when reading must stop.
 func (r *producerRun) hand(ctx context.Context, i int, recs []input.Record) bool {
-	chunk := &input.Chunk{Input: i, Source: r.sources[i], ReadAt: recs[0].ReadAt}
+	// The records' Origins, reused from read to read: this read uses them
+	// until it returns, and each producer call that took records until
+	// its completion (see produce).
+	origins := r.origins.Take(i, r.sources[i], recs[0].ReadAt, recs)
+	defer origins.Release()
 	oneByOne := r.oneByOne()
 	if r.pacer != nil && oneByOne {
 		// Held back by --rate: the record is read when its turn comes.
 		at, err := r.pacer.Wait(ctx)
 		if err != nil {
-			if send, _ := r.prepare(ctx, chunk, recs, false); len(send) > 0 {
+			if send, _ := r.prepare(ctx, origins, recs, false); len(send) > 0 {
 				send[0].Offset = -1
 				r.report(send[0], errInterrupted)
 			}
 			return false
 		}
-		chunk.ReadAt = at
+		origins.Chunk.ReadAt = at
 	}
-	send, ok := r.prepare(ctx, chunk, recs, !oneByOne)
+	send, ok := r.prepare(ctx, origins, recs, !oneByOne)
 	switch {
 	case !ok:
 		return false
 	case r.txn != nil && oneByOne:
-		return r.txn.record(ctx, send)
+		return r.txn.record(ctx, send, origins)
 	case r.opts.Sync && oneByOne:
-		ok := r.produce(ctx, send)
+		ok := r.produce(ctx, send, origins)
 		_ = r.prod.Flush(ctx) // --sync: its outcome before the next record is read
 		return ok
 	}
-	return r.produce(ctx, send)
+	return r.produce(ctx, send, origins)
 }
 
 // prepare makes the records of one read ready for the producer, in
-// r.send: each with its Origin as Opaque (the readers gave them their
+// r.send: each with its Origin (of origins) as Opaque (the readers gave them their
 // topic and partition: see input.Config.Topic). A record that failed to be
 // read or has no topic is reported, not sent;
 // with handOver the records before it are handed to the producer first, so
 // that reports keep the input's order where the producer's do (a dry
 // run). It returns the records to hand over, and false when reading must
 // stop.
-func (r *producerRun) prepare(ctx context.Context, chunk *input.Chunk, recs []input.Record, handOver bool) ([]*sender.Record, bool) {
-	origins := input.Origins(chunk, recs)
+func (r *producerRun) prepare(ctx context.Context, origins *input.Origins, recs []input.Record, handOver bool) ([]*sender.Record, bool) {
 	if cap(r.send) < len(recs) {
 		r.send = make([]*sender.Record, len(recs))
 	}
 	send, n := r.send[:len(recs)], 0
 	for k := range recs {
 		rec := &recs[k]
-		rec.Opaque = &origins[k]
+		rec.Opaque = &origins.List[k]
 		if rec.Err == nil && rec.Topic != "" { // the common case: to hand over
 			send[n] = &rec.Record
 			n++
@@ -166,7 +169,7 @@ func (r *producerRun) prepare(ctx context.Context, chunk *input.Chunk, recs []in
 		}
 		if handOver && n > 0 {
 			r.countSent(send[:n])
-			if !r.produce(ctx, send[:n]) {
+			if !r.produce(ctx, send[:n], origins) {
 				return nil, false
 			}
 			n = 0
@@ -195,10 +198,12 @@ func (r *producerRun) countSent(recs []*sender.Record) {
 // take because of an error that stops a hand-over (the records after it
 // are handed on unless reading must stop). It returns false when reading
 // must stop; the records not handed over are then left unreported, as
-// records not read.
-func (r *producerRun) produce(ctx context.Context, send []*sender.Record) bool {
+// records not read. Each producer call uses origins (the records' Opaque)
+// until its completion: every promise of its records ran.
+func (r *producerRun) produce(ctx context.Context, send []*sender.Record, origins *input.Origins) bool {
 	for off := 0; off < len(send); {
-		k, err := r.prod.ProduceBatch(ctx, send[off:], r.promiseFn)
+		origins.Hold()
+		k, err := r.prod.ProduceBatchDone(ctx, send[off:], r.promiseFn, origins.ReleaseFunc())
 		if err == nil {
 			return true
 		}

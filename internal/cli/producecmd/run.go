@@ -40,6 +40,9 @@ type producerRun struct {
 	// send is the reading goroutine's memory for the records it hands to
 	// the producer.
 	send []*sender.Record
+	// origins are the records' Origins (their Opaque), reused from read to
+	// read once the producer is done with a read's records.
+	origins input.OriginPool
 	// promiseFn is the promise handed to the producer: promise, or the
 	// reporter's Report itself when that is all promise would do.
 	promiseFn func(*sender.Record, error)

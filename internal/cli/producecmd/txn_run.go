@@ -87,7 +87,7 @@ func (t *txnRun) firstFailure() string {
 // failed to be read) inside a transaction, opening one when needed and
 // committing it after --transaction-records records. It returns false when
 // reading must stop.
-func (t *txnRun) record(ctx context.Context, send []*sender.Record) bool {
+func (t *txnRun) record(ctx context.Context, send []*sender.Record, origins *input.Origins) bool {
 	t.ctl.Lock()
 	defer t.ctl.Unlock()
 	if t.stopped {
@@ -109,7 +109,7 @@ func (t *txnRun) record(ctx context.Context, send []*sender.Record) bool {
 			t.note(int32(o.Input), o.Number)
 		}
 	}
-	t.r.produce(ctx, send)
+	t.r.produce(ctx, send, origins)
 	t.count += int64(len(send))
 	if reason := t.firstFailure(); reason != "" {
 		t.end(ctx, reason, false)
@@ -249,11 +249,13 @@ func (t *txnRun) releaseAs(verdict error, summarized bool) int {
 	t.held, t.failure = new(heldReports), ""
 	t.mu.Unlock()
 	_, fenced := t.fencedReason()
-	var last *input.Origin
+	var last input.Origin // a copy: each reuses its record's Origin
 	n := held.each(t.r.sources, func(rec *sender.Record, err error) {
 		switch {
 		case verdict == nil:
-			last, _ = rec.Opaque.(*input.Origin)
+			if o, ok := rec.Opaque.(*input.Origin); ok && o != nil {
+				last = *o
+			}
 		case err == nil || errors.Is(err, sender.ErrTransactionAborted) || errors.Is(err, errInterrupted),
 			fencingConsequence(err) && fenced:
 			err, rec.Offset = verdict, -1
@@ -266,7 +268,7 @@ func (t *txnRun) releaseAs(verdict error, summarized bool) int {
 		}
 		t.r.rep.Report(rec, err)
 	})
-	if last != nil && last.Chunk != nil {
+	if last.Chunk != nil {
 		t.lastCommitted = fmt.Sprintf("%s:%d", last.Source, last.Number)
 	}
 	return n
