@@ -41,6 +41,20 @@ func (o *ownerRuns) take() ([]string, []int) {
 	return runs, reported
 }
 
+// newOwnerRunAccumulator is a test accumulator whose OnOwnerRun (after
+// adjust, when not nil) records into the returned ownerRuns.
+func newOwnerRunAccumulator(t *testing.T, adjust func(*Config)) (*Accumulator, *ownerRuns) {
+	runs := &ownerRuns{}
+	cfg := testConfig()
+	cfg.OnOwnerRun = runs.onRun
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	a, rec := newTestAccumulator(t, cfg)
+	runs.rec = rec
+	return a, runs
+}
+
 // appendOwned appends n records to tp in one call of owner.
 func appendOwned(t *testing.T, a *Accumulator, tp TopicPartition, owner any, first, n int, now time.Time) {
 	t.Helper()
@@ -72,14 +86,11 @@ func TestOnOwnerRunAfterEachRun(t *testing.T) {
 		{name: "delivered, counted", onDelivered: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			runs := &ownerRuns{}
-			cfg := testConfig()
-			cfg.OnOwnerRun = runs.onRun
-			if tt.onDelivered {
-				cfg.OnDelivered = func(TopicPartition, int64, int) {}
-			}
-			a, rec := newTestAccumulator(t, cfg)
-			runs.rec = rec
+			a, runs := newOwnerRunAccumulator(t, func(cfg *Config) {
+				if tt.onDelivered {
+					cfg.OnDelivered = func(TopicPartition, int64, int) {}
+				}
+			})
 			appendOwned(t, a, tp, "a", 0, 2, t0)
 			appendOwned(t, a, tp, "b", 2, 3, t0)
 			appendOwned(t, a, tp, "a", 5, 1, t0) // another call of the same owner: a run of its own
@@ -99,10 +110,7 @@ func TestOnOwnerRunAfterEachRun(t *testing.T) {
 	}
 
 	t.Run("split", func(t *testing.T) {
-		runs := &ownerRuns{}
-		cfg := testConfig()
-		cfg.OnOwnerRun = runs.onRun
-		a, _ := newTestAccumulator(t, cfg)
+		a, runs := newOwnerRunAccumulator(t, nil)
 		appendOwned(t, a, tp, "a", 0, 1, t0)
 		appendOwned(t, a, tp, "b", 1, 3, t0)
 		batches := drainAll(a, c, t0.Add(time.Second))
@@ -121,10 +129,7 @@ func TestOnOwnerRunAfterEachRun(t *testing.T) {
 	})
 
 	t.Run("aborted", func(t *testing.T) {
-		runs := &ownerRuns{}
-		cfg := testConfig()
-		cfg.OnOwnerRun = runs.onRun
-		a, _ := newTestAccumulator(t, cfg)
+		a, runs := newOwnerRunAccumulator(t, nil)
 		appendOwned(t, a, tp, "a", 0, 2, t0)
 		a.AbortIncompleteBatches(context.Canceled)
 		got, _ := runs.take()

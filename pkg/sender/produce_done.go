@@ -7,11 +7,14 @@ import (
 
 // ProduceBatchDone is ProduceBatch with a completion for the whole call:
 // done (which may be nil) runs exactly once, after every record the call
-// took has its outcome and that record's promise returned (a record
-// delivered under SkipDeliveredPromises gets no promise: done then follows
-// its batch's delivery). From then on the producer refers to nothing the
-// call's records referenced, their Opaque values included: a caller may
-// reuse whatever those pointed to (the memory of one read, say), which a
+// handled has its outcome and that record's promise returned, whatever
+// the outcome (a delivery or a failure, after retries or a split of its
+// batch; a refusal at once; an aborted transaction; Close); a record
+// delivered under
+// SkipDeliveredPromises gets no promise: done then follows its batch's
+// delivery. From then on the producer refers to nothing the call's
+// records referenced, their Opaque values included: a caller may reuse
+// whatever those pointed to (the memory of one read, say), which a
 // promise alone cannot tell it, since promises end one record at a time.
 //
 // done runs on the goroutine that completed the call's last record (the

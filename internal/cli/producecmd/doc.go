@@ -15,7 +15,10 @@
 //     delivered.
 //   - Each record's Opaque is its input.Origin (input, source name,
 //     record number, read time); reports, held transaction reports and
-//     the stats read it, nothing else.
+//     the stats read it, nothing else, and only during its promise (or its
+//     report before it is handed over): the Origins of a read are reused
+//     once every producer call that took its records is done
+//     (sender.Producer.ProduceBatchDone).
 //   - The topic of a record is chosen in one place (topicChooser), its
 //     partition defaulted in one place (prepare): the real run and the dry
 //     run share them.
