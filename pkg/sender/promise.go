@@ -16,9 +16,11 @@ type (
 	// call: their reference is their Opaque, and the promise gets the
 	// producer's own Record.
 	batchPromise func(*Record, error)
-	// A ProduceBatchDone call's records are owned by its *batchCall: a
-	// batchPromise that also counts them (see ProduceBatchDone).
 )
+
+// The records of a ProduceBatchDone call are owned by its *batchCall
+// (produce_done.go): its promise, run as a batchPromise's, and the count
+// of its records still waiting for their outcome.
 
 // completion returns the accumulator's callback: it runs each record's
 // promise with its outcome, on the goroutine that completes its batch (the
