@@ -93,3 +93,23 @@ func TestRdkafkaMockResumeRefusesChangedOptions(t *testing.T) {
 	assert.Contains(t, res.stderr, fmt.Sprintf("resumed after -:%d", 4))
 	assertExactlyKeyed(t, consumeRdkafka(t, mc, "ro", 10), 10, true, false)
 }
+
+// TestRdkafkaMockResumeManyFiles stops a load of 60 files of two lines
+// each inside the 35th with --count, on librdkafka's mock cluster, and
+// resumes it: the 34 files read to their end are one folded entry of the
+// checkpoint, checked again byte for byte, and the load goes on from the
+// second line of the 35th, every record exactly once.
+func TestRdkafkaMockResumeManyFiles(t *testing.T) {
+	t.Parallel()
+	mc := mockCluster(t, 3, "rf", "cp")
+	lines := strings.SplitAfter(keyedInput(120), "\n")
+	files := kafkatest.WriteFiles(t, t.TempDir(), 60, func(i int) string { return lines[2*i] + lines[2*i+1] })
+	base := []string{"-b", mc.BootstrapServers(), "-t", "rf", "-K", ":", "--transactional-id", "interop-resume-files",
+		"--resume", "--resume-topic", "cp", "--transaction-records", "3", "-o", "none"}
+	res := runKproduce(t, time.Minute, "", append(append(base, "--count", "69"), files...)...)
+	require.Equal(t, 0, res.code, res.stderr)
+	res = runKproduce(t, time.Minute, "", append(base, files...)...)
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Contains(t, res.stderr, "resumed after "+files[34]+":1")
+	assertExactlyKeyed(t, consumeRdkafka(t, mc, "rf", 120), 120, true, false)
+}
