@@ -55,7 +55,8 @@
 //     exchange completed. A SASL exchange never shares a connection with
 //     another request. A connection lost during a re-authentication is an
 //     ordinary disconnection, retried; a re-authentication the broker
-//     refuses is an authentication failure.
+//     refuses is an authentication failure, as in the Java client: the
+//     connection is closed and the node failed for good.
 //   - A mechanism whose credentials come from the outside world
 //     (SASLPreparer) is asked for them before every connection and every
 //     re-authentication; the Client never waits for them in Poll: it
@@ -80,7 +81,11 @@
 //     (the others take the same credentials): that error is told once, by
 //     the BootstrapError, not by a Notice per address; the error then
 //     stays. Afterwards the Client never gives up on
-//     its own: a lost broker is retried, and its outage told once.
+//     its own: a lost broker is retried, and its outage told once. An
+//     authentication failure is never told by a Notice, during the
+//     bootstrap or after it: the BootstrapError or AuthenticationError
+//     tells it, so brokers refusing the same credentials (a
+//     re-authentication refused by each) are told once.
 //   - A Cluster is immutable once published; Metadata swaps snapshots
 //     atomically, so Fetch never blocks and never sees a partial update.
 //   - Backoffs and timeouts grow exponentially with the injected jitter and
