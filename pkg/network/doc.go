@@ -69,7 +69,10 @@
 //     other connections, until the mechanism wakes it; a failure of the
 //     exchange (the KDC refuses, or does not answer within the mechanism's
 //     timeout) is an authentication failure, and so is a wait past the
-//     connection setup timeout. GSSAPI's
+//     connection setup timeout. The exchange serves only the connections
+//     waiting for it: when one ends (closed, given up, its Client closed)
+//     the Client cancels its wait (CancelSession), and the exchange stops
+//     at once when no other connection waits for it. GSSAPI's
 //     preparer keeps the ticket-granting ticket fresh in the background, as
 //     the Java client's login thread does.
 //   - Until the cluster has answered once (Reached), the Client is
