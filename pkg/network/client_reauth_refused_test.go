@@ -12,23 +12,6 @@ import (
 	"github.com/kproduce/kproduce/pkg/protocol"
 )
 
-// A re-authentication the broker refuses is an authentication failure.
-func TestReauthenticationRefused(t *testing.T) {
-	h, conn := saslHarnessCfg(t, reauthConfig(network.PlainMechanism{Username: "u", Password: "p"}))
-	authenticatePlain(t, h, 1000)
-	require.Empty(t, h.poll())
-	h.advance(900 * time.Millisecond)
-	require.Empty(t, h.poll())
-	hs, _ := h.sel.LastSent(1)
-	h.sel.RespondTo(hs, &protocol.SaslHandshakeResponse{})
-	require.Empty(t, h.poll())
-	auth, _ := h.sel.LastSent(1)
-	msg := "password changed"
-	h.sel.RespondTo(auth, &protocol.SaslAuthenticateResponse{ErrorCode: protocol.ErrSaslAuthenticationFailed.Code, ErrorMessage: &msg})
-	require.Empty(t, h.poll())
-	assertAuthFailed(t, h, conn, []error{protocol.ErrSaslAuthenticationFailed}, []string{msg})
-}
-
 // Every broker refuses the re-authentication of its connection (the
 // password changed): as in the Java client, each connection is closed,
 // its requests in flight failed, and each broker failed for good with

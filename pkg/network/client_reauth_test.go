@@ -187,6 +187,23 @@ func TestSessionEndedDisconnectIsRetriable(t *testing.T) {
 	assert.NoError(t, h.c.AuthenticationError(1))
 }
 
+// A re-authentication the broker refuses is an authentication failure.
+func TestReauthenticationRefused(t *testing.T) {
+	h, conn := saslHarnessCfg(t, reauthConfig(network.PlainMechanism{Username: "u", Password: "p"}))
+	authenticatePlain(t, h, 1000)
+	require.Empty(t, h.poll())
+	h.advance(900 * time.Millisecond)
+	require.Empty(t, h.poll())
+	hs, _ := h.sel.LastSent(1)
+	h.sel.RespondTo(hs, &protocol.SaslHandshakeResponse{})
+	require.Empty(t, h.poll())
+	auth, _ := h.sel.LastSent(1)
+	msg := "password changed"
+	h.sel.RespondTo(auth, &protocol.SaslAuthenticateResponse{ErrorCode: protocol.ErrSaslAuthenticationFailed.Code, ErrorMessage: &msg})
+	require.Empty(t, h.poll())
+	assertAuthFailed(t, h, conn, []error{protocol.ErrSaslAuthenticationFailed}, []string{msg})
+}
+
 // preparer is a SASLPreparer mechanism whose credentials the test makes
 // ready or failed; its sessions send "cred".
 type preparer struct {

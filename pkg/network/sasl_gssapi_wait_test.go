@@ -99,6 +99,28 @@ func gssapiBroker(t *testing.T, h *harness, node int32, kt *keytab.Keytab, host 
 	t.Fatalf("node %d: the GSSAPI exchange did not complete", node)
 }
 
+// kdcNodes are brokers of two hosts, hence of two service principals.
+var kdcNodes = []network.Node{{ID: 1, Host: "127.0.0.1", Port: 9091}, {ID: 2, Host: "localhost", Port: 9092}}
+
+// heldKDCMechanism starts a KDC with the client's and kdcNodes' service
+// principals, and returns the brokers' keytab and a GSSAPI mechanism
+// whose KDC exchanges (bounded by timeout) the returned heldKDC holds.
+func heldKDCMechanism(t *testing.T, timeout time.Duration) (*keytab.Keytab, *heldKDC, *network.GSSAPIMechanism) {
+	t.Helper()
+	kdc := krb5test.Start(t)
+	kdc.AddPrincipal(t, "client")
+	kdc.AddPrincipal(t, "kafka/127.0.0.1")
+	kdc.AddPrincipal(t, "kafka/localhost")
+	kt, err := keytab.Load(kdc.Keytab(t, "kafka.keytab", "kafka/127.0.0.1", "kafka/localhost"))
+	require.NoError(t, err)
+	held := &heldKDC{}
+	mech, err := network.NewGSSAPIMechanism(network.GSSAPIConfig{
+		KeytabFile: kdc.Keytab(t, "client.keytab", "client"), ConfigFile: kdc.Conf, Dial: held.dial, Timeout: timeout,
+	})
+	require.NoError(t, err)
+	return kt, held, mech
+}
+
 // awaitTicket polls until the exchange with node starts (its service
 // ticket came), checking that the mechanism woke the Client: it had been
 // woken before times.
@@ -116,19 +138,8 @@ func awaitTicket(t *testing.T, h *harness, node int32, before int) {
 // authenticated with Kerberos, completes. Once the KDC answers, the
 // mechanism wakes the Client and broker 2's exchange goes on.
 func TestGSSAPIServiceTicketOffTheLoop(t *testing.T) {
-	kdc := krb5test.Start(t)
-	kdc.AddPrincipal(t, "client")
-	kdc.AddPrincipal(t, "kafka/127.0.0.1")
-	kdc.AddPrincipal(t, "kafka/localhost")
-	kt, err := keytab.Load(kdc.Keytab(t, "kafka.keytab", "kafka/127.0.0.1", "kafka/localhost"))
-	require.NoError(t, err)
-	held := &heldKDC{}
-	mech, err := network.NewGSSAPIMechanism(network.GSSAPIConfig{
-		KeytabFile: kdc.Keytab(t, "client.keytab", "client"), ConfigFile: kdc.Conf, Dial: held.dial, Timeout: time.Minute,
-	})
-	require.NoError(t, err)
-	h := newHarness(t, reauthConfig(mech), network.Node{ID: 1, Host: "127.0.0.1", Port: 9091},
-		network.Node{ID: 2, Host: "localhost", Port: 9092})
+	kt, held, mech := heldKDCMechanism(t, time.Minute)
+	h := newHarness(t, reauthConfig(mech), kdcNodes...)
 
 	handshake(t, h, 1)
 	assert.Empty(t, h.sel.SentKey(1, protocol.KeySaslAuthenticate), "waits for the service ticket")
@@ -169,19 +180,8 @@ func fetchesRunning() bool {
 // Client closed) cancels it at once, its goroutine ends, and a later
 // connection asks the KDC anew.
 func TestGSSAPIServiceTicketFetchEndsWithItsWaiters(t *testing.T) {
-	kdc := krb5test.Start(t)
-	kdc.AddPrincipal(t, "client")
-	kdc.AddPrincipal(t, "kafka/127.0.0.1")
-	kdc.AddPrincipal(t, "kafka/localhost")
-	kt, err := keytab.Load(kdc.Keytab(t, "kafka.keytab", "kafka/127.0.0.1", "kafka/localhost"))
-	require.NoError(t, err)
-	held := &heldKDC{}
-	mech, err := network.NewGSSAPIMechanism(network.GSSAPIConfig{
-		KeytabFile: kdc.Keytab(t, "client.keytab", "client"), ConfigFile: kdc.Conf, Dial: held.dial, Timeout: time.Hour,
-	})
-	require.NoError(t, err)
-	nodes := []network.Node{{ID: 1, Host: "127.0.0.1", Port: 9091}, {ID: 2, Host: "localhost", Port: 9092}}
-	client := func() *harness { return newHarness(t, reauthConfig(mech), nodes...) }
+	kt, held, mech := heldKDCMechanism(t, time.Hour)
+	client := func() *harness { return newHarness(t, reauthConfig(mech), kdcNodes...) }
 	awaitDial := func(n int) {
 		t.Helper()
 		kafkatest.WaitFor(t, 30*time.Second, "the KDC to be asked", func() bool { return held.waiting() >= n })
