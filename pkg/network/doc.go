@@ -55,8 +55,10 @@
 //     exchange completed. A SASL exchange never shares a connection with
 //     another request. A connection lost during a re-authentication is an
 //     ordinary disconnection, retried; a re-authentication the broker
-//     refuses is an authentication failure, as in the Java client: the
-//     connection is closed and the node failed for good.
+//     refuses is an authentication failure: as in the Java client, the
+//     connection is closed and the error surfaces as one
+//     (AuthenticationError); the node, as any that failed to
+//     authenticate, is not retried.
 //   - A mechanism whose credentials come from the outside world
 //     (SASLPreparer) is asked for them before every connection and every
 //     re-authentication; the Client never waits for them in Poll: it
