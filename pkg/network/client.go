@@ -151,7 +151,9 @@ func (c *Client) HasInFlightRequests() bool { return !c.inFlight.isEmpty() }
 func (c *Client) Wakeup() { c.sel.Wakeup() }
 
 // Close closes every connection. Requests in flight are dropped without a
-// response; Poll returns nothing afterwards.
+// response; Poll returns nothing afterwards. The SASL mechanism's
+// background work for this Client stops (see SASLSessionStarter and
+// SASLPreparer).
 func (c *Client) Close() {
 	if c.closed {
 		return
@@ -159,6 +161,9 @@ func (c *Client) Close() {
 	c.closed = true
 	c.md.setWakeup(nil)
 	c.sel.CloseAll()
+	for node := range c.sasl {
+		c.dropSASL(node)
+	}
 	c.releaseSASL()
 }
 

@@ -21,7 +21,7 @@ func (c *Client) closeConnection(responses []*ClientResponse, node int32, cause 
 		delete(c.conns, st.conn)
 	}
 	delete(c.apiVersions, node)
-	delete(c.sasl, node)
+	c.dropSASL(node)
 	delete(c.sendAcksOwed, node)
 	name := st.node.String()
 	hadWork := st.state != Ready || c.inFlight.count(node) > 0
@@ -142,7 +142,7 @@ func (c *Client) forgetDepartedNodes() {
 			delete(c.conns, st.conn)
 		}
 		delete(c.apiVersions, id)
-		delete(c.sasl, id)
+		c.dropSASL(id)
 		delete(c.sendAcksOwed, id)
 		c.states.remove(id)
 	}

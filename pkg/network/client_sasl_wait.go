@@ -59,6 +59,18 @@ func (c *Client) startWaitingSessions(responses []*ClientResponse, now time.Time
 	return responses
 }
 
+// dropSASL forgets node's SASL exchange. One still waiting for its
+// session is cancelled, so that the mechanism's background work for it
+// (a KDC exchange) stops when no other connection waits for it; the
+// node's connection state must still be there (it names the node).
+func (c *Client) dropSASL(node int32) {
+	ex := c.sasl[node]
+	delete(c.sasl, node)
+	if ex != nil && !ex.waitUntil.IsZero() {
+		c.cfg.SASL.(SASLSessionStarter).CancelSession(c.saslNode(node), c)
+	}
+}
+
 // nextSessionWaitDeadline is the earliest deadline of the connections
 // waiting for their credentials, and false when none waits.
 func (c *Client) nextSessionWaitDeadline() (time.Time, bool) {

@@ -1,8 +1,10 @@
 package network_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"testing"
 	"time"
@@ -17,17 +19,28 @@ import (
 
 // starter is a SASLSessionStarter whose credentials for the nodes the test
 // blocks are pending until it finishes them (as GSSAPI while the KDC is
-// asked for a broker's service ticket); its sessions send "cred".
+// asked for a broker's service ticket); its sessions send "cred". Each
+// pending node has a background exchange of its own, a goroutine that
+// runs until its context is cancelled (CancelSession, or finish).
 type starter struct {
 	mu      sync.Mutex
 	blocked map[int32]bool
 	failed  map[int32]error
 	waiting map[int32]network.Waker
 	starts  map[int32]int // StartSession calls per node
+	running map[int32]*exchange
+}
+
+// exchange is the background work for one node: cancel stops it, and
+// ended is closed once its goroutine returned.
+type exchange struct {
+	cancel context.CancelFunc
+	ended  chan struct{}
 }
 
 func newStarter(blocked ...int32) *starter {
-	s := &starter{blocked: map[int32]bool{}, failed: map[int32]error{}, waiting: map[int32]network.Waker{}, starts: map[int32]int{}}
+	s := &starter{blocked: map[int32]bool{}, failed: map[int32]error{}, waiting: map[int32]network.Waker{}, starts: map[int32]int{},
+		running: map[int32]*exchange{}}
 	for _, n := range blocked {
 		s.blocked[n] = true
 	}
@@ -49,9 +62,38 @@ func (s *starter) StartSession(n network.Node, w network.Waker) (network.SASLSes
 	}
 	if s.blocked[n.ID] {
 		s.waiting[n.ID] = w
+		if s.running[n.ID] == nil {
+			ctx, cancel := context.WithCancel(context.Background())
+			ex := &exchange{cancel: cancel, ended: make(chan struct{})}
+			s.running[n.ID] = ex
+			go func() {
+				defer close(ex.ended)
+				<-ctx.Done()
+			}()
+		}
 		return nil, fmt.Errorf("%w: asking the KDC for node %d's ticket", network.ErrSASLPending, n.ID)
 	}
 	return &plainish{}, nil
+}
+
+func (s *starter) CancelSession(n network.Node, w network.Waker) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.waiting[n.ID] != w {
+		return
+	}
+	delete(s.waiting, n.ID)
+	if ex := s.running[n.ID]; ex != nil {
+		ex.cancel()
+		delete(s.running, n.ID)
+	}
+}
+
+// exchangeOf is node's background exchange under way, nil when none.
+func (s *starter) exchangeOf(node int32) *exchange {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running[node]
 }
 
 // finish ends node's wait, with err (nil: the credentials are there), and
@@ -61,6 +103,10 @@ func (s *starter) finish(node int32, err error) {
 	delete(s.blocked, node)
 	s.failed[node] = err
 	w := s.waiting[node]
+	if ex := s.running[node]; ex != nil {
+		ex.cancel()
+		delete(s.running, node)
+	}
 	s.mu.Unlock()
 	if w != nil {
 		w.Wakeup()
@@ -154,4 +200,54 @@ func TestSASLSessionStartFails(t *testing.T) {
 	s.finish(1, errors.New("kerberos client@EXAMPLE.COM for kafka/127.0.0.1@EXAMPLE.COM: cannot reach the KDC"))
 	require.Empty(t, h.poll())
 	assertAuthFailed(t, h, conn, nil, []string{"SASL TEST-STARTED: kerberos client@EXAMPLE.COM for kafka/127.0.0.1@EXAMPLE.COM: cannot reach the KDC"})
+}
+
+// awaitEnded waits until ex's goroutine returned.
+func awaitEnded(t *testing.T, ex *exchange) {
+	t.Helper()
+	select {
+	case <-ex.ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the background exchange goes on")
+	}
+}
+
+// Closing the Client stops the background exchange its connections wait
+// for: the exchange's goroutine ends.
+func TestSASLSessionWaitEndsOnClose(t *testing.T) {
+	s := newStarter(1, 2)
+	h := newHarness(t, reauthConfig(s), testNodes()...)
+	handshake(t, h, 1)
+	handshake(t, h, 2)
+	ex1, ex2 := s.exchangeOf(1), s.exchangeOf(2)
+	require.NotNil(t, ex1)
+	require.NotNil(t, ex2)
+	h.c.Close()
+	awaitEnded(t, ex1)
+	awaitEnded(t, ex2)
+}
+
+// A waiting connection that ends (the broker closed it; its deadline
+// passed) stops its background exchange; the other connections' go on.
+func TestSASLSessionWaitEndsWithItsConnection(t *testing.T) {
+	s := newStarter(1, 2, 3)
+	h := newHarness(t, reauthConfig(s), testNodes()...)
+	conn1 := handshake(t, h, 1)
+	h.advance(time.Second)
+	handshake(t, h, 2)
+	handshake(t, h, 3)
+	ex1, ex2, ex3 := s.exchangeOf(1), s.exchangeOf(2), s.exchangeOf(3)
+
+	h.sel.Disconnect(conn1, io.EOF)
+	require.Empty(t, h.poll())
+	awaitEnded(t, ex1)
+	assert.Same(t, ex2, s.exchangeOf(2), "node 2's exchange goes on")
+
+	h.advance(10 * time.Second) // node 2 and 3's deadline
+	s.finish(3, nil)
+	require.Empty(t, h.poll())
+	assert.Equal(t, network.AuthenticationFailed, h.c.ConnectionState(2))
+	awaitEnded(t, ex2)
+	awaitEnded(t, ex3)
+	completeAuth(t, h, 3)
 }

@@ -55,7 +55,10 @@
 //     exchange completed. A SASL exchange never shares a connection with
 //     another request. A connection lost during a re-authentication is an
 //     ordinary disconnection, retried; a re-authentication the broker
-//     refuses is an authentication failure.
+//     refuses is an authentication failure: as in the Java client, the
+//     connection is closed and the error surfaces as one
+//     (AuthenticationError); the node, as any that failed to
+//     authenticate, is not retried.
 //   - A mechanism whose credentials come from the outside world
 //     (SASLPreparer) is asked for them before every connection and every
 //     re-authentication; the Client never waits for them in Poll: it
@@ -68,7 +71,10 @@
 //     other connections, until the mechanism wakes it; a failure of the
 //     exchange (the KDC refuses, or does not answer within the mechanism's
 //     timeout) is an authentication failure, and so is a wait past the
-//     connection setup timeout. GSSAPI's
+//     connection setup timeout. The exchange serves only the connections
+//     waiting for it: when one ends (closed, given up, its Client closed)
+//     the Client cancels its wait (CancelSession), and the exchange stops
+//     at once when no other connection waits for it. GSSAPI's
 //     preparer keeps the ticket-granting ticket fresh in the background, as
 //     the Java client's login thread does.
 //   - Until the cluster has answered once (Reached), the Client is
@@ -80,7 +86,11 @@
 //     (the others take the same credentials): that error is told once, by
 //     the BootstrapError, not by a Notice per address; the error then
 //     stays. Afterwards the Client never gives up on
-//     its own: a lost broker is retried, and its outage told once.
+//     its own: a lost broker is retried, and its outage told once. An
+//     authentication failure is never told by a Notice, during the
+//     bootstrap or after it: the BootstrapError or AuthenticationError
+//     tells it, so brokers refusing the same credentials (a
+//     re-authentication refused by each) are told once.
 //   - A Cluster is immutable once published; Metadata swaps snapshots
 //     atomically, so Fetch never blocks and never sees a partial update.
 //   - Backoffs and timeouts grow exponentially with the injected jitter and

@@ -8,9 +8,11 @@ import (
 	"io"
 	"net"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/jcmturner/gokrb5/v8/config"
 	"github.com/jcmturner/gokrb5/v8/iana/errorcode"
 	"github.com/jcmturner/gokrb5/v8/messages"
 )
@@ -21,10 +23,12 @@ const maxKDCReplyBytes = 1 << 20
 
 // kdcTransport sends Kerberos messages to the KDCs of a realm over TCP
 // (RFC 4120 7.2.2), falling back to UDP for a KDC that refuses TCP. Every
-// exchange is bounded by its context; a KRB-ERROR answer is a *KDCError.
+// exchange is bounded by its context, its end as well as its deadline:
+// the look-up of the KDCs, the dial and the I/O on the connection stop
+// when it ends. A KRB-ERROR answer is a *KDCError.
 type kdcTransport struct {
 	// kdcs returns the KDC addresses of a realm, in the order to try.
-	kdcs func(realm string) ([]string, error)
+	kdcs func(ctx context.Context, realm string) ([]string, error)
 	dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
@@ -32,7 +36,7 @@ type kdcTransport struct {
 // principal names, in a KRB-ERROR, the principal the request was about;
 // service says whether it was a service principal.
 func (t *kdcTransport) exchange(ctx context.Context, realm string, req []byte, principal string, service bool) ([]byte, error) {
-	addrs, err := t.kdcs(realm)
+	addrs, err := t.kdcs(ctx, realm)
 	if err != nil || len(addrs) == 0 {
 		return nil, fmt.Errorf("%w: no KDC of realm %s in krb5.conf (a kdc line in its [realms] section): %v", ErrKerberosConfig, realm, err)
 	}
@@ -88,7 +92,7 @@ func (t *kdcTransport) exchangeTCP(ctx context.Context, addr string, req []byte)
 		return nil, err
 	}
 	defer conn.Close()
-	setDeadline(ctx, conn)
+	defer bindConn(ctx, conn)()
 	msg := binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(req)), uint32(len(req)))
 	if _, err := conn.Write(append(msg, req...)); err != nil {
 		return nil, err
@@ -115,7 +119,7 @@ func (t *kdcTransport) exchangeUDP(ctx context.Context, addr string, req []byte)
 		return nil, err
 	}
 	defer conn.Close()
-	setDeadline(ctx, conn)
+	defer bindConn(ctx, conn)()
 	if _, err := conn.Write(req); err != nil {
 		return nil, err
 	}
@@ -127,18 +131,34 @@ func (t *kdcTransport) exchangeUDP(ctx context.Context, addr string, req []byte)
 	return buf[:n], nil
 }
 
-// setDeadline bounds the I/O on conn by ctx's deadline.
-func setDeadline(ctx context.Context, conn net.Conn) {
+// bindConn bounds the I/O on conn by ctx: its deadline, and its end (a
+// read or write under way then fails at once). The returned function
+// unbinds it.
+func bindConn(ctx context.Context, conn net.Conn) (unbind func() bool) {
 	if d, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(d)
 	}
+	return context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 }
 
-// realmKDCs lists the KDCs of a realm from krb5.conf in their order of
-// preference (gokrb5 numbers them from 1).
-func realmKDCs(get func(realm string, tcp bool) (int, map[int]string, error)) func(string) ([]string, error) {
-	return func(realm string) ([]string, error) {
-		_, m, err := get(realm, true)
+// realmKDCs lists the KDCs of a realm in their order of preference: those
+// of krb5.conf (gokrb5 numbers them from 1), or, when it names none and
+// has dns_lookup_kdc, those of the realm's _kerberos._tcp SRV records
+// (by priority, then weight), looked up within the exchange's context.
+func realmKDCs(cfg *config.Config) func(context.Context, string) ([]string, error) {
+	return func(ctx context.Context, realm string) ([]string, error) {
+		if cfg.LibDefaults.DNSLookupKDC && !hasKDCLines(cfg, realm) {
+			_, srvs, err := net.DefaultResolver.LookupSRV(ctx, "kerberos", "tcp", realm)
+			if err != nil {
+				return nil, err
+			}
+			addrs := make([]string, 0, len(srvs))
+			for _, s := range srvs {
+				addrs = append(addrs, net.JoinHostPort(strings.TrimSuffix(s.Target, "."), strconv.Itoa(int(s.Port))))
+			}
+			return addrs, nil
+		}
+		_, m, err := cfg.GetKDCs(realm, true) // reads krb5.conf only
 		if err != nil {
 			return nil, err
 		}
@@ -153,6 +173,18 @@ func realmKDCs(get func(realm string, tcp bool) (int, map[int]string, error)) fu
 		}
 		return addrs, nil
 	}
+}
+
+// hasKDCLines reports whether krb5.conf names KDCs of realm (gokrb5 takes
+// the last section of a realm named more than once).
+func hasKDCLines(cfg *config.Config, realm string) bool {
+	n := 0
+	for _, r := range cfg.Realms {
+		if r.Realm == realm {
+			n = len(r.KDC)
+		}
+	}
+	return n > 0
 }
 
 // defaultDialer dials with a net.Dialer bounded by the context.

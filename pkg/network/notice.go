@@ -14,12 +14,15 @@ type NoticeKind int8
 const (
 	// NoticeBootstrapFailure: a bootstrap address failed, before the
 	// cluster answered once. Each address gets one, at its first failure,
-	// and one more if a later failure is final.
+	// and one more if a later failure is final, but an authentication
+	// failure, which ends the bootstrap, is told by the BootstrapError.
 	NoticeBootstrapFailure NoticeKind = iota + 1
 	// NoticeBrokerDown: after the cluster was reached, a broker was lost
 	// while the Client needed it (requests in flight, or a connection
 	// attempt failed). One per outage: the reconnect attempts that follow
-	// are silent until the broker is back.
+	// are silent until the broker is back. A broker that refused to
+	// authenticate the Client (a re-authentication included) gets none:
+	// AuthenticationError tells it.
 	NoticeBrokerDown
 	// NoticeBrokerUp: a broker that was down is ready again.
 	NoticeBrokerUp
@@ -91,16 +94,23 @@ func (c *Client) notify(n Notice) {
 }
 
 // noticeConnectionLost tells about a lost connection: during the
-// bootstrap, the first failure of each address (and a final one, but an
-// authentication failure, which ends the bootstrap, is told by its
-// BootstrapError alone); after it, the start of an outage of a broker the
-// Client needed (hadWork), once.
+// bootstrap, the first failure of each address (and a final one); after
+// it, the start of an outage of a broker the Client needed (hadWork),
+// once.
+//
+// An authentication failure gets no notice: the caller is told by an
+// error, once: during the bootstrap by the BootstrapError it ends at once,
+// after it by AuthenticationError, which stops the producer. Every broker
+// takes the same credentials, so when they refuse them (a wrong password;
+// re-authentications refused once the password changed) a notice per
+// broker would tell the same cause again, once per broker.
 func (c *Client) noticeConnectionLost(st *nodeConnectionState, err error, final, hadWork bool, now time.Time) {
+	if final && errors.Is(err, ErrAuthentication) {
+		return
+	}
 	if !c.Reached() {
-		if c.boot.err != nil || (final && errors.Is(err, ErrAuthentication)) {
-			// The bootstrap ended, or ends at the end of this Poll (an
-			// authentication failure ends it at once): its error tells.
-			return
+		if c.boot.err != nil {
+			return // the bootstrap ended: its error tells
 		}
 		if c.boot.notified == nil {
 			c.boot.notified = make(map[string]bool)

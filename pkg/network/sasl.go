@@ -33,8 +33,15 @@ type SASLMechanism interface {
 // its other connections meanwhile, and asks again when woken, until the
 // connection setup timeout (then, as on any other error, the
 // authentication fails).
+//
+// The background exchange serves only the connections waiting for it:
+// when a waiting connection ends (closed, given up at its deadline, or
+// its Client closed), the Client calls CancelSession, and the exchange
+// stops, at once, if no other connection waits for it. CancelSession
+// must not block either.
 type SASLSessionStarter interface {
 	StartSession(node Node, w Waker) (SASLSession, error)
+	CancelSession(node Node, w Waker)
 }
 
 // SASLSession is one authentication exchange.

@@ -86,7 +86,7 @@ func NewGSSAPIMechanism(cfg GSSAPIConfig) (*GSSAPIMechanism, error) {
 	}
 	l := &kerberosLogin{cfg: krb5, now: cfg.Now, minRelogin: cmpOr(cfg.MinTimeBeforeRelogin, time.Minute), ccache: cfg.CCacheFile,
 		turn: make(chan struct{}, 1), services: map[string]*kerberosTicket{},
-		transport: &kdcTransport{kdcs: realmKDCs(krb5.GetKDCs), dial: cfg.Dial}}
+		transport: &kdcTransport{kdcs: realmKDCs(krb5), dial: cfg.Dial}}
 	if cfg.KeytabFile != "" {
 		l.keytab, l.cname, l.realm, err = loadKeytab(cfg.KeytabFile, cfg.Principal, krb5.LibDefaults.DefaultRealm)
 		if err != nil {
@@ -163,7 +163,7 @@ func (m *GSSAPIMechanism) ServicePrincipal(host string) (types.PrincipalName, st
 // uses StartSession, which does not.
 func (m *GSSAPIMechanism) NewSession(node Node) (SASLSession, error) {
 	sname, realm := m.ServicePrincipal(node.Host)
-	tkt, err := m.fetchServiceTicket(sname, realm)
+	tkt, err := m.fetchServiceTicket(context.Background(), sname, realm)
 	if err != nil {
 		return nil, err
 	}
@@ -172,9 +172,9 @@ func (m *GSSAPIMechanism) NewSession(node Node) (SASLSession, error) {
 
 // fetchServiceTicket returns the ticket of the service principal sname of
 // realm, from the cache or the KDC (logging in first when needed), the
-// KDC exchanges bounded by the configured timeout.
-func (m *GSSAPIMechanism) fetchServiceTicket(sname types.PrincipalName, realm string) (*kerberosTicket, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), m.timeout)
+// KDC exchanges bounded by the configured timeout and by ctx.
+func (m *GSSAPIMechanism) fetchServiceTicket(ctx context.Context, sname types.PrincipalName, realm string) (*kerberosTicket, error) {
+	ctx, cancel := context.WithTimeout(ctx, m.timeout)
 	defer cancel()
 	tkt, err := m.login.serviceTicket(ctx, sname, realm)
 	if err != nil {

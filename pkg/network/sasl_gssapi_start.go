@@ -1,6 +1,7 @@
 package network
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -13,14 +14,29 @@ import (
 // that the Client that drives the connection goes on with its other
 // connections meanwhile, and wakes that Client when the KDC exchange
 // ended. Connections to brokers of the same service principal (one host)
-// share one exchange.
+// share one exchange. The exchange lasts only while a connection waits
+// for it: when the last one leaves (CancelSession, or Release of its
+// Client), its context is cancelled, which ends the KDC exchange under
+// way at once, and its outcome goes to nobody.
 
 // ticketFetches are the service tickets being obtained for StartSession,
 // and the outcomes not yet taken by the connections that waited for them.
+//
+// Invariants: every fetch in running has at least one waiter and its
+// context is not cancelled; a fetch that left running (ended, or
+// cancelled when its last waiter left) delivers nothing, so a later
+// StartSession for the same service principal starts a new one.
 type ticketFetches struct {
 	mu       sync.Mutex                     // guards the fields below
-	running  map[string][]ticketWaiter      // by service principal
+	running  map[string]*ticketFetch        // by service principal
 	outcomes map[ticketWaiter]ticketOutcome // ended, not yet taken
+}
+
+// ticketFetch is one background KDC exchange and the connections waiting
+// for it.
+type ticketFetch struct {
+	waiters []ticketWaiter
+	cancel  context.CancelFunc
 }
 
 // ticketWaiter is a connection waiting for a service ticket: its Client
@@ -62,46 +78,71 @@ func (m *GSSAPIMechanism) StartSession(node Node, w Waker) (SASLSession, error) 
 		return m.session(tkt, spn), nil
 	}
 	if f.running == nil {
-		f.running, f.outcomes = map[string][]ticketWaiter{}, map[ticketWaiter]ticketOutcome{}
+		f.running, f.outcomes = map[string]*ticketFetch{}, map[ticketWaiter]ticketOutcome{}
 	}
-	waiters, running := f.running[spn]
-	if !slices.Contains(waiters, me) {
-		f.running[spn] = append(waiters, me)
+	fetch := f.running[spn]
+	if fetch == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		fetch = &ticketFetch{cancel: cancel}
+		f.running[spn] = fetch
+		go m.fetchInBackground(ctx, fetch, sname, realm, spn)
 	}
-	if !running {
-		go m.fetchInBackground(sname, realm, spn)
+	if !slices.Contains(fetch.waiters, me) {
+		fetch.waiters = append(fetch.waiters, me)
 	}
 	return nil, fmt.Errorf("%w: kerberos %s: waiting for the KDC of realm %s (the kdc lines of krb5.conf) to answer, for a service ticket for %s",
 		ErrSASLPending, m.login.principal(), m.login.realm, spn)
 }
 
+// CancelSession tells that the connection of w to node no longer waits
+// for its service ticket: the KDC exchange stops if no other connection
+// waits for it, and an outcome not taken is dropped.
+func (m *GSSAPIMechanism) CancelSession(node Node, w Waker) {
+	me := ticketWaiter{w: w, node: node.ID}
+	m.fetches.leave(func(wt ticketWaiter) bool { return wt == me })
+}
+
 // fetchInBackground obtains the ticket of spn (bounded by the configured
-// timeout), leaves the outcome to the connections waiting for it and
-// wakes their Clients.
-func (m *GSSAPIMechanism) fetchInBackground(sname types.PrincipalName, realm, spn string) {
-	tkt, err := m.fetchServiceTicket(sname, realm)
+// timeout, and by ctx, cancelled when nobody waits any more), leaves the
+// outcome to the connections waiting for it and wakes their Clients.
+func (m *GSSAPIMechanism) fetchInBackground(ctx context.Context, fetch *ticketFetch, sname types.PrincipalName, realm, spn string) {
+	tkt, err := m.fetchServiceTicket(ctx, sname, realm)
+	fetch.cancel()
 	f := &m.fetches
 	f.mu.Lock()
-	waiters := f.running[spn]
+	if f.running[spn] != fetch {
+		f.mu.Unlock()
+		return // cancelled: nobody waits
+	}
 	delete(f.running, spn)
-	for _, wt := range waiters {
+	for _, wt := range fetch.waiters {
 		f.outcomes[wt] = ticketOutcome{tkt: tkt, err: err}
 	}
 	f.mu.Unlock()
-	for _, wt := range waiters {
+	for _, wt := range fetch.waiters {
 		wt.w.Wakeup()
 	}
 }
 
 // forget drops what w waits for or has not taken (a closed Client).
 func (f *ticketFetches) forget(w Waker) {
+	f.leave(func(wt ticketWaiter) bool { return wt.w == w })
+}
+
+// leave drops the waiters gone says are gone, and their outcomes; a fetch
+// left without waiters is cancelled.
+func (f *ticketFetches) leave(gone func(ticketWaiter) bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for spn, waiters := range f.running {
-		f.running[spn] = slices.DeleteFunc(waiters, func(wt ticketWaiter) bool { return wt.w == w })
+	for spn, fetch := range f.running {
+		fetch.waiters = slices.DeleteFunc(fetch.waiters, gone)
+		if len(fetch.waiters) == 0 {
+			fetch.cancel()
+			delete(f.running, spn)
+		}
 	}
 	for wt := range f.outcomes {
-		if wt.w == w {
+		if gone(wt) {
 			delete(f.outcomes, wt)
 		}
 	}
