@@ -52,7 +52,11 @@ func loadKrb5Conf(path string) (*config.Config, error) {
 
 // parseKrb5Conf parses the content of the krb5.conf at path.
 func parseKrb5Conf(path string, data []byte) (*config.Config, error) {
-	cfg, err := config.NewFromString(string(data))
+	var cfg *config.Config
+	err := unmarshalKerberosFile(func(data []byte) (err error) {
+		cfg, err = config.NewFromString(string(data))
+		return err
+	}, data)
 	if err != nil {
 		var unsupported config.UnsupportedDirective
 		if !errors.As(err, &unsupported) {
@@ -141,7 +145,11 @@ func readCCacheTGT(path string) (*kerberosTicket, types.PrincipalName, string, e
 // parseCCacheTGT parses the content of the ticket cache at path.
 func parseCCacheTGT(path string, data []byte) (*kerberosTicket, types.PrincipalName, string, error) {
 	cc := new(credentials.CCache)
-	if err := unmarshalKerberosFile(cc.Unmarshal, data); err != nil {
+	err := checkCCacheCounts(data)
+	if err == nil {
+		err = unmarshalKerberosFile(cc.Unmarshal, data)
+	}
+	if err != nil {
 		return nil, types.PrincipalName{}, "", fmt.Errorf("%w: %s is not a ticket cache kproduce reads (a FILE: cache of format 4): %w",
 			ErrKerberosConfig, path, err)
 	}
@@ -164,12 +172,12 @@ func parseCCacheTGT(path string, data []byte) (*kerberosTicket, types.PrincipalN
 	return &kerberosTicket{ticket: tkt, key: cred.Key, start: start, end: cred.EndTime, renewTill: cred.RenewTill}, cname, realm, nil
 }
 
-// unmarshalKerberosFile runs a parser of a binary Kerberos file, whose
-// index errors on truncated data are turned into an error.
+// unmarshalKerberosFile runs a parser of a Kerberos file, whose index
+// errors on malformed data are turned into an error.
 func unmarshalKerberosFile(unmarshal func([]byte) error, data []byte) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("truncated or malformed: %v", r)
+			err = fmt.Errorf("malformed: its parser failed (%v)", r)
 		}
 	}()
 	return unmarshal(data)
