@@ -132,6 +132,16 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// A --throughput that is not a number is told once, as it is given.
+func TestThroughputNotANumber(t *testing.T) {
+	for _, v := range []string{"NaN", "Inf", "fast", "0.0"} {
+		res := perf(t, "-t", "t", "--num-records", "10", "--record-size", "10", "--throughput", v)
+		assert.Equal(t, cmdutil.ExitUsage, res.code, res.stderr)
+		assert.Equal(t, 1, strings.Count(res.stderr, "error: "), res.stderr)
+		assert.Contains(t, res.stderr, `--throughput "`+v+`"`)
+	}
+}
+
 // TestInterrupted: an interrupt stops the run; what was handed over is
 // flushed and summed up, and the exit status is 130.
 func TestInterrupted(t *testing.T) {

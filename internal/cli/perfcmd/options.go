@@ -154,8 +154,8 @@ func (o *Options) read(r *config.FlagReader) {
 	o.readKeysAndHeaders(r)
 	o.readTransactions(r)
 	o.Throughput = r.Float("throughput")
-	if o.Throughput == 0 {
-		r.FailValue("throughput", "0", fmt.Errorf("%w: want records per second above 0, or -1 for no limit", config.ErrBadValue))
+	if o.Throughput == 0 && !r.Failed("throughput") {
+		r.FailValue("throughput", r.String("throughput"), fmt.Errorf("%w: want records per second above 0, or -1 for no limit", config.ErrBadValue))
 	}
 	o.PrintMetrics = r.Bool("print-metrics")
 	o.JSON = r.Output() == "json"
