@@ -79,6 +79,9 @@ func (e *CertificateError) Unwrap() error { return e.Err }
 // Permanent is true: the certificate does not change between retries.
 func (e *CertificateError) Permanent() bool { return true }
 
+// maxExpiresIn bounds the expires_in of an answer.
+const maxExpiresIn = 100 * 365 * 24 * time.Hour
+
 // maxAnswerBytes bounds a token endpoint's answer.
 const maxAnswerBytes = 1 << 20
 
@@ -167,6 +170,7 @@ func (s *ClientCredentials) parseAnswer(body []byte, start time.Time) (network.O
 	}
 	tok := newToken(ans.AccessToken)
 	if secs, err := strconv.ParseFloat(strings.Trim(string(ans.ExpiresIn), `"`), 64); err == nil && secs > 0 {
+		secs = min(secs, maxExpiresIn.Seconds()) // a Duration wraps around past 292 years
 		if exp := start.Add(time.Duration(secs * float64(time.Second))); tok.Expiry.IsZero() || exp.Before(tok.Expiry) {
 			tok.Expiry = exp
 		}

@@ -1,0 +1,71 @@
+package oauth_test
+
+import (
+	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kproduce/kproduce/pkg/oauth"
+)
+
+// fetchOnce has a client credentials source fetch one token from an
+// endpoint that answers body, and returns the token's lifetime and the
+// wait before the next request.
+func fetchOnce(t *testing.T, body string) (life, next time.Duration) {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	st := newStepper()
+	src, err := oauth.NewClientCredentials(oauth.ClientCredentialsConfig{TokenURL: srv.URL, ClientID: "a", ClientSecret: "b",
+		Now: st.Now, Sleep: st.Sleep, Rand: func() float64 { return 0 }})
+	require.NoError(t, err)
+	w := newWaker()
+	defer src.Release(w)
+	_ = src.Prepare(w)
+	w.wait(t)
+	require.NoError(t, src.Prepare(w), body)
+	tok, err := src.Token()
+	require.NoError(t, err, body)
+	return tok.Expiry.Sub(st.Now()), st.nextSleep(t)
+}
+
+// An expires_in beyond what a duration holds is a token for a long time
+// (it wrapped around into one that had expired 300 years ago, refused
+// and asked for again and again).
+func TestExpiresInHuge(t *testing.T) {
+	const century = 100 * 365 * 24 * time.Hour
+	for _, v := range []string{"1e20", `"Infinity"`, "9223372037"} {
+		life, next := fetchOnce(t, `{"access_token":"opaque","expires_in":`+v+`}`)
+		assert.Equal(t, century, life, v)
+		assert.Equal(t, century/10*8, next, v)
+	}
+}
+
+// A token that lives a few milliseconds is not refreshed sooner than a
+// second after it came: the endpoint is not asked without pause.
+func TestExpiresInTiny(t *testing.T) {
+	for _, v := range []string{"0.0000001", "0.5"} {
+		_, next := fetchOnce(t, `{"access_token":"opaque","expires_in":`+v+`}`)
+		assert.Equal(t, time.Second, next, v)
+	}
+	_, next := fetchOnce(t, `{"access_token":"opaque","expires_in":10}`)
+	assert.Equal(t, 8*time.Second, next, "80% of a longer life")
+}
+
+// A JWT whose exp is past year 9999 expires then, not in the past.
+func TestJWTExpBeyondRange(t *testing.T) {
+	b64 := base64.RawURLEncoding.EncodeToString
+	for _, exp := range []string{"1e300", "9.3e18"} {
+		c, ok := oauth.ParseClaims(b64([]byte(`{"alg":"none"}`)) + "." + b64([]byte(`{"sub":"x","exp":`+exp+`}`)) + ".")
+		require.True(t, ok)
+		assert.Equal(t, 9999, c.Expiry.UTC().Year(), exp)
+	}
+}
