@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/kproduce/kproduce/pkg/network"
 )
@@ -190,9 +191,18 @@ func unwrapURLError(err error) error {
 	return err
 }
 
+// truncate is an endpoint's text as shown: at most n bytes (whole
+// characters), its control characters (a terminal's escape sequences) as
+// spaces.
 func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
+	shown := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s[:min(len(s), n)], ""))
+	if len(s) > n {
+		shown += "..."
 	}
-	return s[:n] + "..."
+	return shown
 }

@@ -2,10 +2,13 @@ package oauth_test
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -68,4 +71,30 @@ func TestJWTExpBeyondRange(t *testing.T) {
 		require.True(t, ok)
 		assert.Equal(t, 9999, c.Expiry.UTC().Year(), exp)
 	}
+}
+
+// A refusal's error and description are shown without their control
+// characters and cut at a character's boundary.
+func TestRefusalTextShown(t *testing.T) {
+	desc := "\x1b[31mno\x1b[0m " + strings.Repeat("é", 200)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_ = json.NewEncoder(w).Encode(map[string]string{"error": "invalid_request\n", "error_description": desc})
+	}))
+	defer srv.Close()
+	st := newStepper()
+	src, err := oauth.NewClientCredentials(oauth.ClientCredentialsConfig{TokenURL: srv.URL, ClientID: "a", ClientSecret: "b",
+		Now: st.Now, Sleep: st.Sleep, Rand: func() float64 { return 0 }})
+	require.NoError(t, err)
+	w := newWaker()
+	defer src.Release(w)
+	_ = src.Prepare(w)
+	w.wait(t)
+	err = src.Prepare(w)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "HTTP 400 Bad Request: invalid_request :  [31mno [0m éé")
+	assert.NotContains(t, err.Error(), "\x1b")
+	assert.True(t, utf8.ValidString(err.Error()), err.Error())
+	assert.True(t, strings.HasSuffix(err.Error(), "é..."), err.Error())
 }
