@@ -16,24 +16,24 @@ import (
 	"github.com/kproduce/kproduce/pkg/oauth"
 )
 
+// answering is an endpoint that answers with h; the test's cleanup
+// stops it.
+func answering(t *testing.T, h http.HandlerFunc) oauth.ClientCredentialsConfig {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return oauth.ClientCredentialsConfig{TokenURL: srv.URL, ClientID: "a", ClientSecret: "b"}
+}
+
 // fetchOnce has a client credentials source fetch one token from an
 // endpoint that answers body, and returns the token's lifetime and the
 // wait before the next request.
 func fetchOnce(t *testing.T, body string) (life, next time.Duration) {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	src, w, st := firstFetch(t, answering(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(body))
 	}))
-	defer srv.Close()
-	st := newStepper()
-	src, err := oauth.NewClientCredentials(oauth.ClientCredentialsConfig{TokenURL: srv.URL, ClientID: "a", ClientSecret: "b",
-		Now: st.Now, Sleep: st.Sleep, Rand: func() float64 { return 0 }})
-	require.NoError(t, err)
-	w := newWaker()
-	defer src.Release(w)
-	_ = src.Prepare(w)
-	w.wait(t)
 	require.NoError(t, src.Prepare(w), body)
 	tok, err := src.Token()
 	require.NoError(t, err, body)
@@ -48,7 +48,7 @@ func TestExpiresInHuge(t *testing.T) {
 	for _, v := range []string{"1e20", `"Infinity"`, "9223372037"} {
 		life, next := fetchOnce(t, `{"access_token":"opaque","expires_in":`+v+`}`)
 		assert.Equal(t, century, life, v)
-		assert.Equal(t, century/10*8, next, v)
+		assert.Equal(t, time.Duration(float64(century)*0.825), next, v)
 	}
 }
 
@@ -60,7 +60,7 @@ func TestExpiresInTiny(t *testing.T) {
 		assert.Equal(t, time.Second, next, v)
 	}
 	_, next := fetchOnce(t, `{"access_token":"opaque","expires_in":10}`)
-	assert.Equal(t, 8*time.Second, next, "80% of a longer life")
+	assert.Equal(t, 8250*time.Millisecond, next, "80% of a longer life, and half the jitter")
 }
 
 // A JWT whose exp is past year 9999 expires then, not in the past.
@@ -77,21 +77,12 @@ func TestJWTExpBeyondRange(t *testing.T) {
 // characters and cut at a character's boundary.
 func TestRefusalTextShown(t *testing.T) {
 	desc := "\x1b[31mno\x1b[0m " + strings.Repeat("é", 200)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	src, w, _ := firstFetch(t, answering(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		_ = json.NewEncoder(w).Encode(map[string]string{"error": "invalid_request\n", "error_description": desc})
 	}))
-	defer srv.Close()
-	st := newStepper()
-	src, err := oauth.NewClientCredentials(oauth.ClientCredentialsConfig{TokenURL: srv.URL, ClientID: "a", ClientSecret: "b",
-		Now: st.Now, Sleep: st.Sleep, Rand: func() float64 { return 0 }})
-	require.NoError(t, err)
-	w := newWaker()
-	defer src.Release(w)
-	_ = src.Prepare(w)
-	w.wait(t)
-	err = src.Prepare(w)
+	err := src.Prepare(w)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "HTTP 400 Bad Request: invalid_request :  [31mno [0m éé")
 	assert.NotContains(t, err.Error(), "\x1b")
