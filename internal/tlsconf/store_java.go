@@ -86,7 +86,8 @@ func jksKeyEntry(ks keystore.KeyStore, s Store, alias, kind string) (keyEntry, e
 // readPKCS12 opens a PKCS #12 store. An empty password opens a store made
 // without one.
 func readPKCS12(s Store, data []byte, kind string) (*storeContents, error) {
-	if err := checkPKCS12Iterations(data, 0); err != nil {
+	var total int64
+	if err := checkPKCS12Iterations(data, 0, &total); err != nil {
 		return nil, fmt.Errorf("%s: the PKCS #12 %s asks for %w", s.File, kind, err)
 	}
 	blocks, err := pkcs12.ToPEM(data, s.Password) //nolint:staticcheck // the only call that keeps every bag's alias

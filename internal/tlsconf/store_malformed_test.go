@@ -3,6 +3,7 @@ package tlsconf
 import (
 	"bytes"
 	"crypto/sha1" //nolint:gosec // the JKS integrity check is SHA-1 by definition
+	"encoding/asn1"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -109,4 +110,29 @@ func TestPEMKeyStoreCutShort(t *testing.T) {
 			assert.Contains(t, err.Error(), path+": no PEM private key block in it")
 		})
 	}
+}
+
+// Parameters of several bags, each within the bound, are refused when
+// their counts add up past maxPKCS12Iterations.
+func TestPKCS12IterationCountsSummed(t *testing.T) {
+	type pbeParams struct {
+		Salt       []byte
+		Iterations int
+	}
+	bags := func(n, each int) []byte {
+		params := make([]pbeParams, n)
+		for i := range params {
+			params[i] = pbeParams{Salt: []byte("saltsalt"), Iterations: each}
+		}
+		der, err := asn1.Marshal(params)
+		require.NoError(t, err)
+		return der
+	}
+	var total int64
+	assert.NoError(t, checkPKCS12Iterations(bags(4, maxPBKDF2Iterations), 0, &total))
+	total = 0
+	err := checkPKCS12Iterations(bags(5, maxPBKDF2Iterations), 0, &total)
+	assert.EqualError(t, err, "iteration counts of 50000000 in all: more than 40000000 rounds of key derivation")
+	total = 0
+	assert.NoError(t, checkPKCS12Iterations(bags(100, -maxPBKDF2Iterations), 0, &total), "negative counts add nothing")
 }
