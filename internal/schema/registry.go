@@ -8,7 +8,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/twmb/franz-go/pkg/sr"
 )
@@ -128,15 +131,35 @@ func (t limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp.Body = limitedBody{Reader: io.LimitReader(resp.Body, maxResponseBytes), Closer: resp.Body}
+	resp.Body = &limitedBody{body: resp.Body, left: maxResponseBytes}
 	return resp, nil
 }
 
-// limitedBody is a response body read up to a limit.
+// limitedBody is a response body read up to a limit: past it, reading
+// fails (an answer cut short would read as malformed JSON).
 type limitedBody struct {
-	io.Reader
-	io.Closer
+	body io.ReadCloser
+	left int64
 }
+
+// Read reads the body, failing past the limit.
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, fmt.Errorf("the answer is larger than %d bytes", maxResponseBytes)
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.body.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return n - 1, fmt.Errorf("the answer is larger than %d bytes", maxResponseBytes)
+	}
+	return n, err
+}
+
+// Close closes the body.
+func (b *limitedBody) Close() error { return b.body.Close() }
 
 // RegistryError is a failure of the Schema Registry: its answer (HTTP
 // status, error code and message) or why there was none.
@@ -184,8 +207,9 @@ func (r *Registry) wrap(err error, what string) error {
 		if re.Message == "" {
 			re.Message = string(resp.Raw)
 		}
+		re.Message = registryMessage(re.Message)
 	case errors.As(err, &uerr):
-		re.URL, re.Err = uerr.URL, uerr.Err
+		re.URL, re.Err = r.absoluteURL(uerr.URL), uerr.Err
 		if errors.Is(err, context.DeadlineExceeded) {
 			re.Err = errors.New("no answer in time")
 		}
@@ -193,6 +217,40 @@ func (r *Registry) wrap(err error, what string) error {
 		re.Err = err
 	}
 	return re
+}
+
+// maxMessageBytes bounds the registry's error message shown: a proxy's
+// HTML page is not repeated whole.
+const maxMessageBytes = 1024
+
+// registryMessage is the registry's error message as shown: clipped to
+// maxMessageBytes, and quoted when it holds control characters (a
+// terminal's escape sequences, an HTML page's lines).
+func registryMessage(s string) string {
+	shown := s
+	if len(s) > maxMessageBytes {
+		n := maxMessageBytes
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		shown = s[:n]
+	}
+	if strings.ContainsFunc(shown, func(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }) {
+		shown = strconv.Quote(shown)
+	}
+	if len(shown) < len(s) {
+		shown += fmt.Sprintf("... (%d bytes; the first %d shown)", len(s), min(len(s), maxMessageBytes))
+	}
+	return shown
+}
+
+// absoluteURL is a request's URL with the registry's address when it
+// lacks one (after a relative redirect).
+func (r *Registry) absoluteURL(u string) string {
+	if strings.HasPrefix(u, "/") {
+		return r.urls[0] + u
+	}
+	return u
 }
 
 // schemaByID fetches a schema by id.

@@ -88,6 +88,11 @@ func readStore(s Store, kind string) (*storeContents, error) {
 	if err != nil {
 		return nil, err
 	}
+	return openStore(s, data, kind)
+}
+
+// openStore opens a store's data.
+func openStore(s Store, data []byte, kind string) (*storeContents, error) {
 	switch format := storeFormatOf(data); format {
 	case FormatPEM:
 		return readPEMStore(s, data)
@@ -141,6 +146,9 @@ func readPEMStore(s Store, data []byte) (*storeContents, error) {
 		chain = append(chain, cert.Raw)
 	}
 	block, _ := pem.Decode(keyPEM)
+	if block == nil || !strings.HasSuffix(block.Type, "PRIVATE KEY") {
+		return nil, fmt.Errorf("%s: no PEM private key block in it (a truncated file? a key block ends with -----END PRIVATE KEY-----)", s.File)
+	}
 	key, err := parsePrivateKey(block.Bytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.File, err)

@@ -22,6 +22,9 @@ func readJKS(s Store, data []byte, kind string) (*storeContents, error) {
 	if !jksPasswordMatches(data, s.Password) {
 		return nil, fmt.Errorf("%s: %w for the JKS %s (%s)", s.File, ErrStorePassword, kind, passwordHint(kind))
 	}
+	if err := checkJKSLengths(data); err != nil {
+		return nil, fmt.Errorf("%s: malformed JKS %s: %w", s.File, kind, err)
+	}
 	ks := keystore.New(keystore.WithOrderedAliases())
 	if err := ks.Load(bytes.NewReader(data), []byte(s.Password)); err != nil {
 		return nil, fmt.Errorf("%s: malformed JKS %s: %w", s.File, kind, err)
@@ -83,6 +86,10 @@ func jksKeyEntry(ks keystore.KeyStore, s Store, alias, kind string) (keyEntry, e
 // readPKCS12 opens a PKCS #12 store. An empty password opens a store made
 // without one.
 func readPKCS12(s Store, data []byte, kind string) (*storeContents, error) {
+	var total int64
+	if err := checkPKCS12Iterations(data, 0, &total); err != nil {
+		return nil, fmt.Errorf("%s: the PKCS #12 %s asks for %w", s.File, kind, err)
+	}
 	blocks, err := pkcs12.ToPEM(data, s.Password) //nolint:staticcheck // the only call that keeps every bag's alias
 	switch {
 	case errors.Is(err, pkcs12.ErrIncorrectPassword) || errors.Is(err, pkcs12.ErrDecryption):

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -119,7 +120,7 @@ func (m *Mechanism) record(creds aws.Credentials, err error) (time.Duration, boo
 		m.cancel = nil
 		return 0, true
 	}
-	return max(creds.Expires.Sub(m.cfg.Now())*8/10, time.Second), false
+	return max(creds.Expires.Sub(m.cfg.Now())/10*8, time.Second), false // Sub saturates: *8 would wrap
 }
 
 // wake tells every registered Client that the credentials may have
@@ -135,6 +136,32 @@ func (m *Mechanism) wake() {
 		w.Wakeup()
 	}
 }
+
+// maxShownError bounds the text of a resolution's error shown: the SDK
+// quotes a credential endpoint's answer whole.
+const maxShownError = 1024
+
+// clippedError shows err's text clipped to maxShownError bytes.
+type clippedError struct{ err error }
+
+// Error is err's text, clipped, its control characters (a terminal's
+// escape sequences, the lines of an HTML page) shown as spaces.
+func (e clippedError) Error() string {
+	s := e.err.Error()
+	text := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s[:min(len(s), maxShownError)], ""))
+	if len(s) <= maxShownError {
+		return text
+	}
+	return fmt.Sprintf("%s... (%d bytes; the first %d shown)", text, len(s), maxShownError)
+}
+
+// Unwrap returns err.
+func (e clippedError) Unwrap() error { return e.err }
 
 // sleep waits d or until ctx ends.
 func sleep(ctx context.Context, d time.Duration) error {

@@ -123,7 +123,8 @@ func (m *Mechanism) stateLocked() error {
 	case m.final != nil:
 		return m.final
 	case m.lastErr != nil:
-		return fmt.Errorf("%w: waiting for AWS credentials; %d attempts failed, the last: %w", network.ErrSASLPending, m.failures, m.lastErr)
+		return fmt.Errorf("%w: waiting for AWS credentials; %d attempts failed, the last: %w", network.ErrSASLPending, m.failures,
+			clippedError{m.lastErr})
 	}
 	return fmt.Errorf("%w: waiting for AWS credentials", network.ErrSASLPending)
 }

@@ -47,7 +47,16 @@ func loadKrb5Conf(path string) (*config.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrKerberosConfig, err)
 	}
-	cfg, err := config.NewFromString(string(data))
+	return parseKrb5Conf(path, data)
+}
+
+// parseKrb5Conf parses the content of the krb5.conf at path.
+func parseKrb5Conf(path string, data []byte) (*config.Config, error) {
+	var cfg *config.Config
+	err := unmarshalKerberosFile(func(data []byte) (err error) {
+		cfg, err = config.NewFromString(string(data))
+		return err
+	}, data)
 	if err != nil {
 		var unsupported config.UnsupportedDirective
 		if !errors.As(err, &unsupported) {
@@ -78,9 +87,21 @@ func loadKeytab(path, principal, defaultRealm string) (*keytab.Keytab, types.Pri
 	if err != nil {
 		return nil, types.PrincipalName{}, "", fmt.Errorf("%w: --kerberos-keytab: %w", ErrKerberosConfig, err)
 	}
+	return parseKeytab(path, data, principal, defaultRealm)
+}
+
+// parseKeytab parses the content of the keytab at path and checks it
+// holds a key of the principal.
+func parseKeytab(path string, data []byte, principal, defaultRealm string) (*keytab.Keytab, types.PrincipalName, string, error) {
+	if len(data) < 2 || data[0] != 5 || data[1] != 1 && data[1] != 2 {
+		return nil, types.PrincipalName{}, "", fmt.Errorf("%w: %s is not a keytab (no keytab header of version 1 or 2)", ErrKerberosConfig, path)
+	}
 	kt := keytab.New()
-	if err := kt.Unmarshal(data); err != nil {
-		return nil, types.PrincipalName{}, "", fmt.Errorf("%w: %s is not a keytab: %w", ErrKerberosConfig, path, err)
+	// The parser's errors quote the entry's bytes, its key among them:
+	// they are not shown.
+	if err := unmarshalKerberosFile(kt.Unmarshal, data); err != nil {
+		return nil, types.PrincipalName{}, "", fmt.Errorf("%w: the keytab %s is truncated or malformed: an entry does not fit its length",
+			ErrKerberosConfig, path)
 	}
 	if len(kt.Entries) == 0 {
 		return nil, types.PrincipalName{}, "", fmt.Errorf("%w: the keytab %s holds no key", ErrKerberosConfig, path)
@@ -118,8 +139,17 @@ func readCCacheTGT(path string) (*kerberosTicket, types.PrincipalName, string, e
 	if err != nil {
 		return nil, types.PrincipalName{}, "", fmt.Errorf("%w: %w", ErrKerberosConfig, err)
 	}
+	return parseCCacheTGT(path, data)
+}
+
+// parseCCacheTGT parses the content of the ticket cache at path.
+func parseCCacheTGT(path string, data []byte) (*kerberosTicket, types.PrincipalName, string, error) {
 	cc := new(credentials.CCache)
-	if err := cc.Unmarshal(data); err != nil {
+	err := checkCCacheCounts(data)
+	if err == nil {
+		err = unmarshalKerberosFile(cc.Unmarshal, data)
+	}
+	if err != nil {
 		return nil, types.PrincipalName{}, "", fmt.Errorf("%w: %s is not a ticket cache kproduce reads (a FILE: cache of format 4): %w",
 			ErrKerberosConfig, path, err)
 	}
@@ -140,4 +170,15 @@ func readCCacheTGT(path string) (*kerberosTicket, types.PrincipalName, string, e
 		start = cred.AuthTime
 	}
 	return &kerberosTicket{ticket: tkt, key: cred.Key, start: start, end: cred.EndTime, renewTill: cred.RenewTill}, cname, realm, nil
+}
+
+// unmarshalKerberosFile runs a parser of a Kerberos file, whose index
+// errors on malformed data are turned into an error.
+func unmarshalKerberosFile(unmarshal func([]byte) error, data []byte) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed: its parser failed (%v)", r)
+		}
+	}()
+	return unmarshal(data)
 }

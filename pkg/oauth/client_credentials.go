@@ -202,11 +202,16 @@ func (s *ClientCredentials) wake() {
 	}
 }
 
+// minRefreshDelay is the shortest wait between two token requests that
+// succeed: an endpoint that hands out tokens living a few milliseconds is
+// not asked again and again without pause.
+const minRefreshDelay = time.Second
+
 // refreshDelay is when to refresh a token that lives for life more: at
 // 80% to 85% of it (r in [0, 1) picks where), as the Java client's
-// refresh window factor and jitter do.
+// refresh window factor and jitter do, and at least minRefreshDelay.
 func refreshDelay(life time.Duration, r float64) time.Duration {
-	return time.Duration(float64(life) * (0.80 + 0.05*r))
+	return max(time.Duration(float64(life)*(0.80+0.05*r)), minRefreshDelay)
 }
 
 // retryDelay is the wait before retry n (from 1): base doubled n-1

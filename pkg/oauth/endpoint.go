@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/kproduce/kproduce/pkg/network"
 )
@@ -78,6 +79,9 @@ func (e *CertificateError) Unwrap() error { return e.Err }
 
 // Permanent is true: the certificate does not change between retries.
 func (e *CertificateError) Permanent() bool { return true }
+
+// maxExpiresIn bounds the expires_in of an answer.
+const maxExpiresIn = 100 * 365 * 24 * time.Hour
 
 // maxAnswerBytes bounds a token endpoint's answer.
 const maxAnswerBytes = 1 << 20
@@ -167,6 +171,7 @@ func (s *ClientCredentials) parseAnswer(body []byte, start time.Time) (network.O
 	}
 	tok := newToken(ans.AccessToken)
 	if secs, err := strconv.ParseFloat(strings.Trim(string(ans.ExpiresIn), `"`), 64); err == nil && secs > 0 {
+		secs = min(secs, maxExpiresIn.Seconds()) // a Duration wraps around past 292 years
 		if exp := start.Add(time.Duration(secs * float64(time.Second))); tok.Expiry.IsZero() || exp.Before(tok.Expiry) {
 			tok.Expiry = exp
 		}
@@ -186,9 +191,18 @@ func unwrapURLError(err error) error {
 	return err
 }
 
+// truncate is an endpoint's text as shown: at most n bytes (whole
+// characters), its control characters (a terminal's escape sequences) as
+// spaces.
 func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
+	shown := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s[:min(len(s), n)], ""))
+	if len(s) > n {
+		shown += "..."
 	}
-	return s[:n] + "..."
+	return shown
 }

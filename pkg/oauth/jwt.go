@@ -78,10 +78,19 @@ func quoteIfNeeded(s string) string {
 	return s
 }
 
+// The range of a claim's time: years 1 to 9999 (beyond int64's range a
+// conversion wraps around, a time far ahead read as one long past).
+const (
+	minUnixSeconds = -62135596800
+	maxUnixSeconds = 253402300799
+)
+
 func unixTime(f *float64) time.Time {
 	if f == nil {
 		return time.Time{}
 	}
+	v := min(max(*f, minUnixSeconds), maxUnixSeconds)
+	f = &v
 	sec := int64(*f)
 	return time.Unix(sec, int64((*f-float64(sec))*1e9))
 }

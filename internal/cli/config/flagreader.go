@@ -72,6 +72,10 @@ func (f *FlagReader) FailValue(name, raw string, err error) { f.r.failValue(name
 // Fail records an error about a flag.
 func (f *FlagReader) Fail(name string, err error) { f.r.fail(name, err) }
 
+// Failed reports whether an error about the flag was recorded (its
+// value, as read, is then a placeholder not to check further).
+func (f *FlagReader) Failed(name string) bool { return f.r.failed(name) }
+
 // Err returns every recorded error as one usage error, nil when there are
 // none.
 func (f *FlagReader) Err() error {

@@ -1,6 +1,7 @@
 package perfcmd_test
 
 import (
+	"bytes"
 	"context"
 	"net"
 	"os"
@@ -93,10 +94,15 @@ func TestUsageErrors(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, []byte("a\nb\n"), 0o600))
 	empty := filepath.Join(t.TempDir(), "empty.txt")
 	require.NoError(t, os.WriteFile(empty, nil, 0o600))
+	oneLine := filepath.Join(t.TempDir(), "one-line.txt")
+	require.NoError(t, os.WriteFile(oneLine, append([]byte("a\n"), bytes.Repeat([]byte("x"), 2<<20)...), 0o600))
 	tests := map[string]struct {
 		args []string
 		want string
 	}{
+		"payload entry too large": {[]string{"-t", "t", "--num-records", "10", "--payload-file", oneLine}, "entry 2, at byte 2, is more than 1048576 bytes"},
+		"payload entry and key too large": {[]string{"-t", "t", "--num-records", "10", "--payload-file", file, "--max-request-size", "1024",
+			"--key-size", "1024"}, "entry 1, at byte 0, is more than 0 bytes"},
 		"no length":               {[]string{"-t", "t", "--record-size", "10"}, "--num-records N"},
 		"no payload":              {[]string{"-t", "t", "--num-records", "10"}, "none is given"},
 		"two payloads":            {[]string{"-t", "t", "--num-records", "10", "--record-size", "10", "--payload-file", file}, "--record-size and --payload-file are given"},
@@ -123,6 +129,16 @@ func TestUsageErrors(t *testing.T) {
 			assert.Contains(t, res.stderr, tt.want)
 			assert.Contains(t, res.stderr, "kproduce perf --help")
 		})
+	}
+}
+
+// A --throughput that is not a number is told once, as it is given.
+func TestThroughputNotANumber(t *testing.T) {
+	for _, v := range []string{"NaN", "Inf", "fast", "0.0"} {
+		res := perf(t, "-t", "t", "--num-records", "10", "--record-size", "10", "--throughput", v)
+		assert.Equal(t, cmdutil.ExitUsage, res.code, res.stderr)
+		assert.Equal(t, 1, strings.Count(res.stderr, "error: "), res.stderr)
+		assert.Contains(t, res.stderr, `--throughput "`+v+`"`)
 	}
 }
 

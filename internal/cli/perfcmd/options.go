@@ -1,7 +1,6 @@
 package perfcmd
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/internal/cli/config"
-	"github.com/kproduce/kproduce/internal/fsutil"
 )
 
 // Options are a perf run's resolved options.
@@ -72,9 +70,6 @@ type Payload struct {
 
 // defaultTransactionDuration is kafka-producer-perf-test's.
 const defaultTransactionDuration = 3 * time.Second
-
-// maxPayloadFileBytes bounds the --payload-file, which is held in memory.
-const maxPayloadFileBytes = 1 << 30
 
 // defaultClientID is kafka-producer-perf-test's client id.
 const defaultClientID = "perf-producer-client"
@@ -159,8 +154,8 @@ func (o *Options) read(r *config.FlagReader) {
 	o.readKeysAndHeaders(r)
 	o.readTransactions(r)
 	o.Throughput = r.Float("throughput")
-	if o.Throughput == 0 {
-		r.FailValue("throughput", "0", fmt.Errorf("%w: want records per second above 0, or -1 for no limit", config.ErrBadValue))
+	if o.Throughput == 0 && !r.Failed("throughput") {
+		r.FailValue("throughput", r.String("throughput"), fmt.Errorf("%w: want records per second above 0, or -1 for no limit", config.ErrBadValue))
 	}
 	o.PrintMetrics = r.Bool("print-metrics")
 	o.JSON = r.Output() == "json"
@@ -259,33 +254,6 @@ func (o *Options) readTransactions(r *config.FlagReader) {
 	if o.Producer.TransactionalID != "" && o.TransactionDuration == 0 {
 		o.TransactionDuration = defaultTransactionDuration
 	}
-}
-
-// readPayloadFile reads the --payload-file entries; a file that cannot be
-// read or holds none is a usage error.
-func (o *Options) readPayloadFile() error {
-	if o.Payload.File == "" {
-		return nil
-	}
-	data, err := fsutil.ReadFile(o.Payload.File, maxPayloadFileBytes)
-	if err != nil {
-		return cmdutil.UsageErrorf("--payload-file: %w", err)
-	}
-	o.Payload.Entries = splitEntries(data, o.Payload.Delimiter)
-	if len(o.Payload.Entries) == 0 {
-		return cmdutil.UsageErrorf("--payload-file %s: no payload in it (an empty file?)", o.Payload.File)
-	}
-	return nil
-}
-
-// splitEntries splits data at delim; the empty entry after a last
-// delimiter is not one.
-func splitEntries(data, delim []byte) [][]byte {
-	entries := bytes.Split(data, delim)
-	if n := len(entries); n > 0 && len(entries[n-1]) == 0 {
-		entries = entries[:n-1]
-	}
-	return entries
 }
 
 // absPath is path made absolute, as kafka-producer-perf-test prints it.
