@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/kproduce/kproduce/pkg/network"
 )
@@ -22,7 +23,7 @@ import (
 // load loads the SDK's default configuration with the profile and region
 // given, and wraps its credentials in a role assumption when asked.
 func load(ctx context.Context, cfg Config) (aws.Config, error) {
-	var opts []func(*config.LoadOptions) error
+	opts := []func(*config.LoadOptions) error{config.WithAPIOptions([]func(*middleware.Stack) error{limitAnswers})}
 	if cfg.Profile != "" {
 		opts = append(opts, config.WithSharedConfigProfile(cfg.Profile))
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,4 +59,77 @@ func TestCredentialsExpiringFarAhead(t *testing.T) {
 	}})
 	prepared(t, m)
 	assert.Greater(t, <-waits, 200*365*24*time.Hour)
+}
+
+// hugeAnswer writes a 200 MB credentials answer (an access key that does
+// not end) and counts what it could write before the client gave up.
+func hugeAnswer(written *atomic.Int64) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		chunk := []byte(strings.Repeat("A", 64<<10))
+		if _, err := w.Write([]byte(`{"AccessKeyId":"`)); err != nil {
+			return
+		}
+		for range 200 << 20 / len(chunk) {
+			n, err := w.Write(chunk)
+			written.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	}
+}
+
+// firstFailure is the error of m's first failed credential resolution.
+func firstFailure(t *testing.T, m *mskiam.Mechanism) error {
+	t.Helper()
+	w := make(waker, 1)
+	t.Cleanup(func() { m.Release(w) })
+	require.ErrorIs(t, m.Prepare(w), network.ErrSASLPending)
+	select {
+	case <-w:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no outcome of the credential resolution")
+	}
+	return m.Prepare(w)
+}
+
+// A credential source answering 200 MB (a container endpoint, the
+// instance metadata service) is read no further than a megabyte: the
+// resolution fails saying so, instead of reading it all into memory.
+func TestCredentialSourceHugeAnswer(t *testing.T) {
+	stop := mskiam.Config{Region: "eu-west-1", Sleep: func(ctx context.Context, _ time.Duration) error { <-ctx.Done(); return ctx.Err() }}
+	t.Run("container endpoint", func(t *testing.T) {
+		awstest.Isolate(t)
+		var written atomic.Int64
+		srv := httptest.NewServer(hugeAnswer(&written))
+		defer srv.Close()
+		t.Setenv("AWS_CONTAINER_CREDENTIALS_FULL_URI", srv.URL+"/v1/credentials")
+		err := firstFailure(t, mskiam.New(stop))
+		require.ErrorIs(t, err, network.ErrSASLPending)
+		assert.Contains(t, err.Error(), "the answer is larger than 1048576 bytes")
+		srv.CloseClientConnections()
+		assert.Less(t, written.Load(), int64(64<<20), "the answer was not read to its end")
+	})
+	t.Run("instance metadata", func(t *testing.T) {
+		awstest.Isolate(t)
+		var written atomic.Int64
+		mux := http.NewServeMux()
+		mux.HandleFunc("PUT /latest/api/token", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Aws-Ec2-Metadata-Token-Ttl-Seconds", r.Header.Get("X-Aws-Ec2-Metadata-Token-Ttl-Seconds"))
+			_, _ = w.Write([]byte("imds-session"))
+		})
+		mux.HandleFunc("GET /latest/meta-data/iam/security-credentials/", func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = w.Write([]byte("role"))
+		})
+		mux.HandleFunc("GET /latest/meta-data/iam/security-credentials/role", hugeAnswer(&written))
+		srv := httptest.NewServer(mux)
+		defer srv.Close()
+		t.Setenv("AWS_EC2_METADATA_DISABLED", "false")
+		t.Setenv("AWS_EC2_METADATA_SERVICE_ENDPOINT", srv.URL)
+		err := firstFailure(t, mskiam.New(stop))
+		require.ErrorIs(t, err, network.ErrSASLPending)
+		assert.Contains(t, err.Error(), "the answer is larger than 1048576 bytes")
+		srv.CloseClientConnections()
+		assert.Less(t, written.Load(), int64(64<<20), "the answer was not read to its end")
+	})
 }
