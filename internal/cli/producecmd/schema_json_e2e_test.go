@@ -99,6 +99,9 @@ func TestSchemaJSONSchemaRefCycleRefusedAtLoad(t *testing.T) {
 			}
 		})
 	}
+	run := e.produceSR(t, "1\n", "-t", "t", "--schema-registry", e.url(), "--value-schema-text", `{"$ref":"#"}`)
+	assert.Equal(t, 2, run.Code, "the content says JSON Schema: %s", run.Stderr)
+	assert.Contains(t, run.Stderr, "JSON Schema schema: reference cycle # -> #")
 	assert.Zero(t, e.endOffset(t, "t"), "nothing produced")
 	assert.Zero(t, e.requests()["POST /subjects/t-value/versions"], "nothing registered")
 }
