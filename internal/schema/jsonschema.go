@@ -23,7 +23,8 @@ type jsonSchema struct {
 
 // compileJSONSchema compiles a JSON Schema in the draft its $schema names
 // (draft 7, Confluent's default, without one). Only the schema itself is
-// read: remote and file $refs are refused.
+// read: remote and file $refs are refused. A cycle of references that
+// never goes into the value is refused too.
 func compileJSONSchema(text []byte) (*jsonSchema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(text))
 	if err != nil {
@@ -38,6 +39,9 @@ func compileJSONSchema(text []byte) (*jsonSchema, error) {
 	s, err := c.Compile(jsonSchemaURL)
 	if err != nil {
 		return nil, schemaErrorf("%v", err)
+	}
+	if err := checkRefCycles(s); err != nil {
+		return nil, err
 	}
 	js := &jsonSchema{schema: s}
 	if m, ok := doc.(map[string]any); ok {

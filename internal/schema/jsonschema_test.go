@@ -1,7 +1,10 @@
 package schema
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,4 +39,69 @@ func TestJSONSchemaDraftFromItsSchema(t *testing.T) {
 	assert.NoError(t, encode(t, `{"$schema":"http://json-schema.org/draft-07/schema#","type":"array",`+tuple+`}`, `[1]`),
 		"draft 7 does not know prefixItems")
 	assert.NoError(t, encode(t, `{"type":"array",`+tuple+`}`, `[1]`), "no $schema: draft 7")
+}
+
+// TestJSONSchemaRefCycles: a chain of subschemas applied to the value
+// itself that comes back to its start is refused when the schema is
+// compiled, through every keyword that applies a schema in place; the
+// library's own validator would indeed go round it (it reports the cycle
+// for the value given, or, under not and if, takes it for a failure of the
+// subschema: an answer by accident). A recursion through a part of the value is
+// accepted and validates to any depth, and keywords a draft ignores next
+// to $ref make no cycle.
+func TestJSONSchemaRefCycles(t *testing.T) {
+	const d2020 = `"$schema":"https://json-schema.org/draft/2020-12/schema",`
+	for _, tc := range []struct{ schema, value, cycle string }{
+		{`{"$ref":"#"}`, `1`, "# -> #"},
+		{`{"definitions":{"a":{"$ref":"#/definitions/b"},"b":{"$ref":"#/definitions/a"}},"properties":{"p":{"$ref":"#/definitions/a"}}}`,
+			`{"p":1}`, "#/definitions/a -> #/definitions/b -> #/definitions/a"},
+		{`{` + d2020 + `"type":"string","$ref":"#"}`, `"x"`, "# -> #"},
+		{`{"anyOf":[{"type":"string"},{"$ref":"#"}]}`, `1`, "# -> #/anyOf/1 -> #"},
+		{`{"oneOf":[{"$ref":"#"}]}`, `1`, "# -> #/oneOf/0 -> #"},
+		{`{"not":{"$ref":"#"}}`, "", "# -> #/not -> #"},
+		{`{"if":{"$ref":"#"}}`, "", "# -> #/if -> #"},
+		{`{"if":true,"then":{"$ref":"#"}}`, `1`, "# -> #/then -> #"},
+		{`{"if":false,"else":{"$ref":"#"}}`, `1`, "# -> #/else -> #"},
+		{`{"dependencies":{"a":{"$ref":"#"}}}`, `{"a":1}`, "# -> #/dependencies/a -> #"},
+		{`{` + d2020 + `"dependentSchemas":{"a":{"$ref":"#"}}}`, `{"a":1}`, "# -> #/dependentSchemas/a -> #"},
+		{`{` + d2020 + `"$dynamicAnchor":"n","allOf":[{"$dynamicRef":"#n"}]}`, `1`, "# -> #/allOf/0 -> #"},
+		{`{"$schema":"https://json-schema.org/draft/2019-09/schema","$recursiveAnchor":true,"anyOf":[{"$recursiveRef":"#"}]}`, `1`, "# -> #/anyOf/0 -> #"},
+	} {
+		_, err := compileText(FormatJSON, tc.schema, nil, "")
+		require.ErrorIs(t, err, ErrSchema, tc.schema)
+		assert.ErrorContains(t, err, "reference cycle "+tc.cycle+": ", tc.schema)
+		if tc.value == "" {
+			continue
+		}
+
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft7)
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(tc.schema))
+		require.NoError(t, err)
+		require.NoError(t, c.AddResource(jsonSchemaURL, doc))
+		s, err := c.Compile(jsonSchemaURL)
+		require.NoError(t, err, "the library compiles it")
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(tc.value))
+		require.NoError(t, err)
+		assert.ErrorContains(t, s.Validate(v), "causing reference cycle", "the library's validator goes round: %s", tc.schema)
+	}
+
+	for _, tc := range []struct{ schema, good, bad string }{
+		{`{"type":"object","properties":{"children":{"type":"array","items":{"$ref":"#"}}}}`,
+			`{"children":[{"children":[{"children":[]}]},{}]}`, `{"children":[{"children":[1]}]}`},
+		{`{"definitions":{"a":{"$ref":"#/definitions/b"},"b":{"type":"array","items":{"$ref":"#/definitions/a"}}},"$ref":"#/definitions/a"}`,
+			`[[],[[]]]`, `[[1]]`},
+		{`{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":{"$ref":"#"}}]}`, `{"a":{"b":"c"}}`, `{"a":{"b":1}}`},
+		{`{"propertyNames":{"$ref":"#"},"maxLength":3}`, `{"abc":1}`, `{"abcd":1}`},
+		{`{"$ref":"#/definitions/s","allOf":[{"$ref":"#"}],"definitions":{"s":{"type":"string"}}}`, `"x"`, `1`},
+		{`{` + d2020 + `"$dynamicAnchor":"n","type":"array","items":{"$dynamicRef":"#n"}}`, `[[[]]]`, `[[1]]`},
+		{`{` + d2020 + `"type":"array","prefixItems":[{"$ref":"#"}],"unevaluatedItems":{"$ref":"#"}}`, `[[],[[]]]`, `[[],[1]]`},
+	} {
+		c, err := compileText(FormatJSON, tc.schema, nil, "")
+		require.NoError(t, err, tc.schema)
+		_, err = c.payload.appendPayload(nil, []byte(tc.good))
+		assert.NoError(t, err, "%s: %s", tc.schema, tc.good)
+		_, err = c.payload.appendPayload(nil, []byte(tc.bad))
+		assert.ErrorIs(t, err, ErrMismatch, "%s: %s", tc.schema, tc.bad)
+	}
 }

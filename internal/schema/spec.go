@@ -122,7 +122,7 @@ func (s *Spec) Name() string {
 
 // detectFormat decides a schema's format: the one given, else the
 // content (a Protobuf file's syntax, package, message or import
-// statement; a JSON object with $schema, properties or a JSON Schema
+// statement; a JSON object with $schema, $ref, properties or a JSON Schema
 // "type" is JSON Schema; other JSON is Avro), else the file's extension.
 func detectFormat(given Format, name string, text []byte) Format {
 	if given != FormatAuto {
@@ -167,21 +167,43 @@ func looksLikeProto(t []byte) bool {
 }
 
 // looksLikeJSONSchema reports whether a JSON text is a JSON Schema rather
-// than an Avro schema: it names $schema or $id, holds properties, or has a
-// "type" Avro does not have (object, integer, number) or no Avro "name".
+// than an Avro schema: it is an object with a member Avro does not have
+// ($schema, $id, $ref, $defs, definitions, properties) or a "type" Avro
+// does not have (object, integer, number). Only members count: a field or
+// a default named "properties" is Avro's.
 func looksLikeJSONSchema(t []byte) bool {
 	if t[0] != '{' {
 		return false
 	}
-	for _, kw := range []string{`"$schema"`, `"$id"`, `"properties"`, `"$defs"`, `"definitions"`} {
-		if bytes.Contains(t, []byte(kw)) {
+	for _, kw := range []string{"$schema", "$id", "$ref", "$defs", "definitions", "properties"} {
+		if len(memberValues(t, kw)) > 0 {
 			return true
 		}
 	}
-	for _, ty := range []string{"object", "integer", "number"} {
-		if bytes.Contains(t, []byte(`"type":"`+ty+`"`)) || bytes.Contains(t, []byte(`"type": "`+ty+`"`)) {
-			return true
+	for _, v := range memberValues(t, "type") {
+		for _, ty := range []string{"object", "integer", "number"} {
+			if bytes.HasPrefix(v, []byte(`"`+ty+`"`)) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// memberValues returns the text after the colon of each member named name,
+// at any depth of a JSON text (a quoted name followed by a colon is a
+// member's in valid JSON).
+func memberValues(t []byte, name string) [][]byte {
+	quoted := []byte(`"` + name + `"`)
+	var out [][]byte
+	for {
+		i := bytes.Index(t, quoted)
+		if i < 0 {
+			return out
+		}
+		t = bytes.TrimLeft(t[i+len(quoted):], " \t\r\n")
+		if len(t) > 0 && t[0] == ':' {
+			out = append(out, bytes.TrimLeft(t[1:], " \t\r\n"))
+		}
+	}
 }

@@ -15,10 +15,11 @@ const chartWidth = 50
 // histogramRows cuts the latency distribution (a histogram of
 // nanoseconds) into rows at 1-2-5 steps of milliseconds (..., 0.5, 1, 2,
 // 5, 10, ...), from the row of the smallest latency to that of the
-// largest; nil when there is no sample.
+// largest; no rows (not nil: -o json shows an empty list) when there is
+// no sample.
 func histogramRows(h *histogram.Histogram) []HistogramRow {
 	if h.Count() == 0 {
-		return nil
+		return []HistogramRow{}
 	}
 	lo := stepAtOrBelow(ms(float64(h.Min())))
 	var rows []HistogramRow

@@ -33,7 +33,9 @@ func TestHistogramRows(t *testing.T) {
 	assert.Equal(t, HistogramRow{FromMs: 2, ToMs: 5, Records: 500}, rows[1])
 	assert.Equal(t, HistogramRow{FromMs: 50, ToMs: 100, Records: 1}, rows[5])
 	assert.Zero(t, rows[2].Records+rows[3].Records+rows[4].Records)
-	assert.Nil(t, histogramRows(histogram.New(latencyPrecision)))
+	empty := histogramRows(histogram.New(latencyPrecision))
+	assert.NotNil(t, empty, "a list for -o json")
+	assert.Empty(t, empty)
 
 	chart := string(appendChart(nil, rows))
 	lines := strings.Split(strings.TrimSpace(chart), "\n")

@@ -3,6 +3,7 @@ package perfcmd_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -85,6 +86,37 @@ func TestFailingPartition(t *testing.T) {
 				}
 			}
 			assert.Nil(t, sum.Error, "the run went to its end")
+		})
+	}
+}
+
+// TestHistogramWhenNothingAcknowledged: with --histogram, -o json's
+// summary has its histogram even when no record was acknowledged (every
+// batch refused, or no broker reached): an empty list of rows, as a
+// script reading it expects a list; the text chart says none was.
+func TestHistogramWhenNothingAcknowledged(t *testing.T) {
+	c := newCluster(t)
+	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "t", Err: kerr.InvalidRecord, Count: -1})
+	for name, args := range map[string][]string{
+		"refused":     {"-b", brokers(c), "--retries", "0"},
+		"unreachable": {"-b", closedPort(t), "--bootstrap-timeout", "1s"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			common := []string{"-t", "t", "--num-records", "50", "--record-size", "10", "--histogram"}
+			res := perf(t, append(append(common, args...), "-o", "json")...)
+			assert.Equal(t, cmdutil.ExitFailed, res.code, res.stderr)
+			sum := summary(t, res.stdout)
+			assert.Zero(t, sum.Records)
+			lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+			var raw map[string]json.RawMessage
+			require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &raw))
+			_, ok := raw["histogram"]
+			require.True(t, ok, "a histogram key: %s", res.stdout)
+			assert.JSONEq(t, "[]", string(raw["histogram"]))
+
+			res = perf(t, append(common, args...)...)
+			assert.Equal(t, cmdutil.ExitFailed, res.code, res.stderr)
+			assert.Contains(t, res.stdout, "latency: no record was acknowledged")
 		})
 	}
 }

@@ -30,8 +30,9 @@ type Result struct {
 	Brokers      []BrokerResult     `json:"brokers"`
 	Producer     ProducerResult     `json:"producer"`
 	Settings     Settings           `json:"settings"`
-	// Histogram is the latency distribution, with --histogram.
-	Histogram []HistogramRow `json:"histogram,omitempty"`
+	// Histogram is the latency distribution, with --histogram (no rows
+	// when no record was acknowledged); nil without.
+	Histogram []HistogramRow `json:"histogram,omitzero"`
 	// Error says why the run stopped before its end; nil when it did not.
 	Error *string `json:"error"`
 }

@@ -86,6 +86,9 @@ func TestSchemaFormatChosen(t *testing.T) {
 	avroInJSON := writeFile(t, "order.json", stringAvsc)
 	jsonSchemaInAvsc := writeFile(t, "order.avsc", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}`)
 	protoInTxt := writeFile(t, "order.txt", "syntax = \"proto3\";\nmessage M { string s = 1; }\n")
+	refOnly := writeFile(t, "ref.avsc", `{"$ref":"#/x","x":{"type":"string"}}`)
+	defsOnly := writeFile(t, "defs.avsc", `{"$defs":{"s":{"type":"string"}}}`)
+	avroProperties := writeFile(t, "props.json", `{"type":"record","name":"R","fields":[{"name":"properties","type":"string"}]}`)
 	for _, tc := range []struct {
 		args  []string
 		input string
@@ -102,6 +105,9 @@ func TestSchemaFormatChosen(t *testing.T) {
 		{[]string{"--value-schema", avroInJSON}, `{"s":"x"}`, sr.TypeAvro},
 		{[]string{"--value-schema", jsonSchemaInAvsc}, `{"s":"x"}`, sr.TypeJSON},
 		{[]string{"--value-schema", protoInTxt}, `{"s":"x"}`, sr.TypeProtobuf},
+		{[]string{"--value-schema", refOnly}, `"x"`, sr.TypeJSON},
+		{[]string{"--value-schema", defsOnly}, `{"s":"x"}`, sr.TypeJSON},
+		{[]string{"--value-schema", avroProperties}, `{"properties":"x"}`, sr.TypeAvro},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			e := newSREnv(t)
