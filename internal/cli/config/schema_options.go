@@ -169,12 +169,19 @@ func (r *optionReader) readSchemaSpec(role schema.Role, format schema.Format, st
 // loadSchema reads and compiles a local schema (a usage error when it
 // cannot be).
 func (r *optionReader) loadSchema(spec *schema.Spec, local **schema.Local) {
-	if spec == nil || r.failed(spec.Role.String()+"-schema") {
+	if spec == nil {
+		return
+	}
+	flag := spec.Role.String() + "-schema"
+	if spec.File == "" && spec.Text != "" {
+		flag += "-text"
+	}
+	if r.failed(flag) {
 		return
 	}
 	l, err := schema.Load(spec)
 	if err != nil {
-		r.fail(spec.Role.String()+"-schema", err)
+		r.fail(flag, err)
 		return
 	}
 	*local = l

@@ -145,6 +145,8 @@ func TestSchemaUsageErrors(t *testing.T) {
 		{[]string{"--value-schema", good}, "--schema-registry: "},
 		{[]string{"--schema-registry", "http://h:1", "--value-schema", bad}, "--value-schema: " + bad + ": Avro schema: record R: field s: unknown type \"strin\""},
 		{[]string{"--schema-registry", "http://h:1", "--value-schema", "/nonexistent.avsc"}, "no such file"},
+		{[]string{"--schema-registry", "http://h:1", "--value-schema-text", `{"type":"strin"}`}, "error: --value-schema-text: the schema given inline: Avro schema: "},
+		{[]string{"--schema-registry", "http://h:1", "-K", ":", "--key-schema-text", `{"type":"strin"}`}, "error: --key-schema-text: the schema given inline: "},
 		{[]string{"--schema-registry", "http://h:1", "--value-schema", good, "--value-schema-id", "3"}, "give one of --value-schema, --value-schema-text and --value-schema-id"},
 		{[]string{"--schema-registry", "http://h:1", "--value-schema-id", "x"}, `--value-schema-id "x"`},
 		{[]string{"--schema-registry", "http://h:1", "--value-schema", good, "--subject-strategy", "nope"}, "unknown subject name strategy"},
