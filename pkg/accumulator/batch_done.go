@@ -7,8 +7,9 @@ import "github.com/kproduce/kproduce/pkg/protocol"
 // (or -1 and err on failure, or -1 when baseOffset is negative, as with
 // acks=0) and Timestamp = logAppendTime when it is not -1, else the
 // record's own timestamp; with Config.OnDelivered a delivered batch is
-// reported once instead. Config.OnOwnerRun then hears of each owner run. It returns true the first time; later calls (and
-// calls after SplitAndReenqueue) do nothing and return false.
+// reported once instead. Config.OnOwnerRun then hears of each owner run.
+// It returns true the first time; later calls (and calls after
+// SplitAndReenqueue) do nothing and return false.
 //
 // Done never releases memory: call Deallocate once the batch's encoded
 // bytes are no longer referenced (after its request completed). The
@@ -38,16 +39,12 @@ func (b *Batch) Done(baseOffset, logAppendTime int64, err error) bool {
 // reportOwnerRuns calls Config.OnOwnerRun, when set, for each owner run
 // of the batch's records, in record order.
 func (b *Batch) reportOwnerRuns() {
-	onRun, owners := b.acc.cfg.OnOwnerRun, b.comps.owners
+	onRun, c := b.acc.cfg.OnOwnerRun, &b.comps
 	if onRun == nil {
 		return
 	}
-	for run := range owners {
-		end := b.count
-		if run+1 < len(owners) {
-			end = int(owners[run+1].start)
-		}
-		onRun(owners[run].owner, end-int(owners[run].start))
+	for run, o := range c.owners {
+		onRun(o.owner, c.runEnd(run, b.count)-int(o.start))
 	}
 }
 
@@ -75,13 +72,10 @@ func (b *Batch) fireCallbacks(baseOffset, logAppendTime int64, err error) {
 	c, cb, onRun := &b.comps, b.acc.cb, b.acc.cfg.OnOwnerRun
 	stamp, delta := 0, int32(0)
 	for run, i := 0, 0; i < b.count; run++ {
-		end := b.count
+		end := c.runEnd(run, b.count)
 		res.Owner = nil
 		if run < len(c.owners) {
 			res.Owner = c.owners[run].owner
-		}
-		if run+1 < len(c.owners) {
-			end = int(c.owners[run+1].start)
 		}
 		for ; i < end; i++ {
 			if stamp < len(c.stamps) && c.stamps[stamp] == 0 { // nextDelta's common case, inline

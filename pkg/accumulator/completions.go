@@ -139,6 +139,15 @@ type completionReader struct {
 	lastDelta int32
 }
 
+// runEnd is the index of the record after owner run run, count (the
+// number of records) for the last run.
+func (c *completions) runEnd(run, count int) int {
+	if run+1 < len(c.owners) {
+		return int(c.owners[run+1].start)
+	}
+	return count
+}
+
 // reader returns a reader at the list's first record.
 func (c *completions) reader() completionReader {
 	r := completionReader{c: c}
