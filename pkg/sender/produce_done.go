@@ -10,9 +10,8 @@ import (
 // handled has its outcome and that record's promise returned, whatever
 // the outcome (a delivery or a failure, after retries or a split of its
 // batch; a refusal at once; an aborted transaction; Close); a record
-// delivered under
-// SkipDeliveredPromises gets no promise: done then follows its batch's
-// delivery. From then on the producer refers to nothing the call's
+// delivered under SkipDeliveredPromises gets no promise: done then follows
+// its batch's delivery. From then on the producer refers to nothing the call's
 // records referenced, their Opaque values included: a caller may reuse
 // whatever those pointed to (the memory of one read, say), which a
 // promise alone cannot tell it, since promises end one record at a time.

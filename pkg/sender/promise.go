@@ -18,14 +18,12 @@ type (
 	batchPromise func(*Record, error)
 )
 
-// The records of a ProduceBatchDone call are owned by its *batchCall
-// (produce_done.go): its promise, run as a batchPromise's, and the count
-// of its records still waiting for their outcome.
-
 // completion returns the accumulator's callback: it runs each record's
 // promise with its outcome, on the goroutine that completes its batch (the
-// Sender's). (A func literal rather than a method value: it runs once a
-// record, and a method value adds a call.)
+// Sender's). The records of a ProduceBatchDone call are owned by its
+// *batchCall (produce_done.go), which holds their promise. (A func literal
+// rather than a method value: it runs once a record, and a method value
+// adds a call.)
 func (p *Producer) completion() accumulator.Callback {
 	return func(res *accumulator.Result) {
 		switch promise := res.Owner.(type) {

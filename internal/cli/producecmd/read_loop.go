@@ -143,12 +143,11 @@ func (r *producerRun) hand(ctx context.Context, i int, recs []input.Record) bool
 }
 
 // prepare makes the records of one read ready for the producer, in
-// r.send: each with its Origin (of origins) as Opaque (the readers gave them their
-// topic and partition: see input.Config.Topic). A record that failed to be
-// read or has no topic is reported, not sent;
-// with handOver the records before it are handed to the producer first, so
-// that reports keep the input's order where the producer's do (a dry
-// run). It returns the records to hand over, and false when reading must
+// r.send: each with its Origin (of origins) as Opaque (the readers gave
+// them their topic and partition: see input.Config.Topic). A record that
+// failed to be read or has no topic is reported, not sent; with handOver
+// the records before it are handed to the producer first, so that reports
+// keep the input's order where the producer's do (a dry run). It returns the records to hand over, and false when reading must
 // stop.
 func (r *producerRun) prepare(ctx context.Context, origins *input.Origins, recs []input.Record, handOver bool) ([]*sender.Record, bool) {
 	if cap(r.send) < len(recs) {
