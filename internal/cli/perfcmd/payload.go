@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 )
@@ -60,10 +61,8 @@ type payloadSplitter struct {
 // read reads r to its end, or to the first entry or bound it breaks.
 func (s *payloadSplitter) read(r io.Reader) error {
 	for {
-		if len(s.data) == cap(s.data) {
-			s.data = append(s.data, make([]byte, payloadReadSize)...)[:len(s.data)]
-		}
-		n, err := r.Read(s.data[len(s.data):min(cap(s.data), len(s.data)+payloadReadSize)])
+		s.data = slices.Grow(s.data, payloadReadSize)
+		n, err := r.Read(s.data[len(s.data) : len(s.data)+payloadReadSize])
 		s.data = s.data[:len(s.data)+n]
 		if len(s.data) > maxPayloadFileBytes {
 			return fmt.Errorf("larger than %d bytes", maxPayloadFileBytes)
