@@ -171,20 +171,26 @@ func parsePrivateKey(der []byte) (any, error) {
 	return nil, errors.New("the private key is neither PKCS #8, PKCS #1 nor SEC 1")
 }
 
-// jksPasswordMatches checks a JKS file's integrity digest: SHA-1 over the
-// password (UTF-16BE), "Mighty Aphrodite" and the store, as Java computes
-// it.
+// jksPasswordMatches checks a JKS file's integrity digest, its last
+// sha1.Size bytes.
 func jksPasswordMatches(data []byte, password string) bool {
 	if len(data) < sha1.Size {
 		return false
 	}
+	return bytes.Equal(jksDigest(data[:len(data)-sha1.Size], password), data[len(data)-sha1.Size:])
+}
+
+// jksDigest is the integrity digest of a JKS store's body (all but the
+// digest): SHA-1 over the password (UTF-16BE), "Mighty Aphrodite" and the
+// body, as Java computes it.
+func jksDigest(body []byte, password string) []byte {
 	h := sha1.New() //nolint:gosec // see the import
 	for _, u := range utf16.Encode([]rune(password)) {
 		h.Write([]byte{byte(u >> 8), byte(u)})
 	}
 	h.Write([]byte("Mighty Aphrodite"))
-	h.Write(data[:len(data)-sha1.Size])
-	return bytes.Equal(h.Sum(nil), data[len(data)-sha1.Size:])
+	h.Write(body)
+	return h.Sum(nil)
 }
 
 // passwordHint names the options that give a store's password.

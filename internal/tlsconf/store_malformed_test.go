@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"unicode/utf16"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,13 +20,7 @@ import (
 // one the password makes, as keytool would have written it.
 func signJKS(data []byte, password string) []byte {
 	out := bytes.Clone(data)
-	h := sha1.New() //nolint:gosec // see the import
-	for _, u := range utf16.Encode([]rune(password)) {
-		h.Write([]byte{byte(u >> 8), byte(u)})
-	}
-	h.Write([]byte("Mighty Aphrodite"))
-	h.Write(out[:len(out)-sha1.Size])
-	copy(out[len(out)-sha1.Size:], h.Sum(nil))
+	copy(out[len(out)-sha1.Size:], jksDigest(out[:len(out)-sha1.Size], password))
 	return out
 }
 

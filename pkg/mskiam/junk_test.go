@@ -93,6 +93,18 @@ func firstFailure(t *testing.T, m *mskiam.Mechanism) error {
 	return m.Prepare(w)
 }
 
+// assertHugeAnswerCut checks that m's first credential resolution fails
+// on the huge answer of srv, which wrote written bytes of it, without
+// reading it to its end.
+func assertHugeAnswerCut(t *testing.T, m *mskiam.Mechanism, srv *httptest.Server, written *atomic.Int64) {
+	t.Helper()
+	err := firstFailure(t, m)
+	require.ErrorIs(t, err, network.ErrSASLPending)
+	assert.Contains(t, err.Error(), "the answer is larger than 1048576 bytes")
+	srv.CloseClientConnections()
+	assert.Less(t, written.Load(), int64(64<<20), "the answer was not read to its end")
+}
+
 // A credential source answering 200 MB (a container endpoint, the
 // instance metadata service) is read no further than a megabyte: the
 // resolution fails saying so, instead of reading it all into memory.
@@ -104,11 +116,7 @@ func TestCredentialSourceHugeAnswer(t *testing.T) {
 		srv := httptest.NewServer(hugeAnswer(&written))
 		defer srv.Close()
 		t.Setenv("AWS_CONTAINER_CREDENTIALS_FULL_URI", srv.URL+"/v1/credentials")
-		err := firstFailure(t, mskiam.New(stop))
-		require.ErrorIs(t, err, network.ErrSASLPending)
-		assert.Contains(t, err.Error(), "the answer is larger than 1048576 bytes")
-		srv.CloseClientConnections()
-		assert.Less(t, written.Load(), int64(64<<20), "the answer was not read to its end")
+		assertHugeAnswerCut(t, mskiam.New(stop), srv, &written)
 	})
 	t.Run("instance metadata", func(t *testing.T) {
 		awstest.Isolate(t)
@@ -126,10 +134,6 @@ func TestCredentialSourceHugeAnswer(t *testing.T) {
 		defer srv.Close()
 		t.Setenv("AWS_EC2_METADATA_DISABLED", "false")
 		t.Setenv("AWS_EC2_METADATA_SERVICE_ENDPOINT", srv.URL)
-		err := firstFailure(t, mskiam.New(stop))
-		require.ErrorIs(t, err, network.ErrSASLPending)
-		assert.Contains(t, err.Error(), "the answer is larger than 1048576 bytes")
-		srv.CloseClientConnections()
-		assert.Less(t, written.Load(), int64(64<<20), "the answer was not read to its end")
+		assertHugeAnswerCut(t, mskiam.New(stop), srv, &written)
 	})
 }

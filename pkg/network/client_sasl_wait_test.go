@@ -142,6 +142,21 @@ func completeAuth(t *testing.T, h *harness, node int32) {
 	require.Equal(t, network.Ready, h.c.ConnectionState(node))
 }
 
+// produceWhileWaiting sends a produce to the ready node and answers it:
+// it completes while the connection to waiting still waits for its
+// credentials. msgAndArgs tell what is checked.
+func produceWhileWaiting(t *testing.T, h *harness, ready, waiting int32, msgAndArgs ...any) {
+	t.Helper()
+	req := h.send(ready, produceRequest(), true, 0, nil)
+	sent, _ := h.sel.LastSent(ready)
+	h.sel.RespondTo(sent, &protocol.ProduceResponse{})
+	got := h.poll()
+	require.Len(t, got, 1, msgAndArgs...)
+	assert.Same(t, req, got[0].Request)
+	assert.NoError(t, got[0].Err)
+	assert.Equal(t, network.Authenticating, h.c.ConnectionState(waiting))
+}
+
 // While a connection waits for its credentials (broker 2's service
 // ticket), the Client serves its other connections: a produce to the
 // authenticated broker 1 completes. Once the credentials are there, the
@@ -158,14 +173,7 @@ func TestSASLSessionWaitsWhileOthersProduce(t *testing.T) {
 	require.Empty(t, h.c.Poll(time.Hour, h.now()))
 	assert.Equal(t, 10*time.Second, last(h.sel.PollTimeouts()), "Poll waits no longer than the wait's deadline")
 
-	req := h.send(1, produceRequest(), true, 0, nil)
-	sent, _ := h.sel.LastSent(1)
-	h.sel.RespondTo(sent, &protocol.ProduceResponse{})
-	got := h.poll()
-	require.Len(t, got, 1)
-	assert.Same(t, req, got[0].Request)
-	assert.NoError(t, got[0].Err)
-	assert.Equal(t, network.Authenticating, h.c.ConnectionState(2))
+	produceWhileWaiting(t, h, 1, 2)
 
 	wakeups := h.sel.Wakeups()
 	s.finish(2, nil)

@@ -153,14 +153,7 @@ func TestGSSAPIServiceTicketOffTheLoop(t *testing.T) {
 	assert.Equal(t, network.Authenticating, h.c.ConnectionState(2))
 	assert.Empty(t, h.sel.SentKey(2, protocol.KeySaslAuthenticate))
 
-	req := h.send(1, produceRequest(), true, 0, nil)
-	sent, _ := h.sel.LastSent(1)
-	h.sel.RespondTo(sent, &protocol.ProduceResponse{})
-	got := h.poll()
-	require.Len(t, got, 1, "the produce to broker 1 completes while the KDC holds broker 2's ticket")
-	assert.Same(t, req, got[0].Request)
-	assert.NoError(t, got[0].Err)
-	assert.Equal(t, network.Authenticating, h.c.ConnectionState(2))
+	produceWhileWaiting(t, h, 1, 2, "the produce to broker 1 completes while the KDC holds broker 2's ticket")
 
 	wakeups := h.sel.Wakeups()
 	held.unhold()

@@ -90,9 +90,8 @@ func unixTime(f *float64) time.Time {
 		return time.Time{}
 	}
 	v := min(max(*f, minUnixSeconds), maxUnixSeconds)
-	f = &v
-	sec := int64(*f)
-	return time.Unix(sec, int64((*f-float64(sec))*1e9))
+	sec := int64(v)
+	return time.Unix(sec, int64((v-float64(sec))*1e9))
 }
 
 func stringOrList(raw json.RawMessage, split bool) []string {
