@@ -141,8 +141,9 @@ func bindConn(ctx context.Context, conn net.Conn) (unbind func() bool) {
 	return context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 }
 
-// realmKDCs lists the KDCs of a realm in their order of preference: those
-// of krb5.conf (gokrb5 numbers them from 1), or, when it names none and
+// realmKDCs lists the KDCs of a realm to try: those of krb5.conf (in an
+// order gokrb5 shuffles, spreading clients over them), or, when it names
+// none and
 // has dns_lookup_kdc, those of the realm's _kerberos._tcp SRV records
 // (by priority, then weight), looked up within the exchange's context.
 func realmKDCs(cfg *config.Config) func(context.Context, string) ([]string, error) {
