@@ -143,9 +143,9 @@ func bindConn(ctx context.Context, conn net.Conn) (unbind func() bool) {
 
 // realmKDCs lists the KDCs of a realm to try: those of krb5.conf (in an
 // order gokrb5 shuffles, spreading clients over them), or, when it names
-// none and
-// has dns_lookup_kdc, those of the realm's _kerberos._tcp SRV records
-// (by priority, then weight), looked up within the exchange's context.
+// none and has dns_lookup_kdc, those of the realm's _kerberos._tcp SRV
+// records (by priority, then weight), looked up within the exchange's
+// context.
 func realmKDCs(cfg *config.Config) func(context.Context, string) ([]string, error) {
 	return func(ctx context.Context, realm string) ([]string, error) {
 		if cfg.LibDefaults.DNSLookupKDC && !hasKDCLines(cfg, realm) {
