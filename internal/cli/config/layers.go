@@ -138,7 +138,7 @@ func resolve(fs *pflag.FlagSet, stderr io.Writer, build func(optionValues) (*Con
 	if err != nil {
 		return nil, cmdutil.AsUsageError(err)
 	}
-	conn, w, err := build(r.vals)
+	conn, w, err := build(resolvedValues{r.vals, r})
 	if err != nil {
 		return nil, err
 	}
