@@ -9,12 +9,20 @@ import (
 
 	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/internal/cli/config"
+	"github.com/kproduce/kproduce/internal/cli/producecmd"
 )
 
 // flagError makes a flag error a usage error and, for an unknown flag,
-// says what to use: what kproduce offers for another tool's flag, or the
-// nearest flag of the command.
+// says what to use: the subcommand a misspelt one meant, what kproduce
+// offers for another tool's flag, or the nearest flag of the command.
 func flagError(cmd *cobra.Command, err error) error {
+	// kproduce pref --num-records 10: the subcommand is misspelt, which
+	// made its flags the produce command's unknown ones.
+	if !cmd.HasParent() {
+		if a, sub := producecmd.SubcommandTypo(cmd, cmd.Flags().Args()); a != "" {
+			return cmdutil.UsageErrorf("%w; %q is not a subcommand: did you mean kproduce %s?", err, a, sub)
+		}
+	}
 	if hint := unknownFlagHint(cmd, err.Error()); hint != "" {
 		return cmdutil.UsageErrorf("%w; %s", err, hint)
 	}
