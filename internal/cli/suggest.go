@@ -38,6 +38,9 @@ func unknownFlagHint(cmd *cobra.Command, msg string) string {
 		name = strings.TrimPrefix(msg, "unknown flag: ")
 		name, _, _ = strings.Cut(name, "=")
 	case strings.HasPrefix(msg, "unknown shorthand flag: '") && len(msg) > len("unknown shorthand flag: 'x"):
+		if long := singleDashLongFlag(cmd, msg); long != "" {
+			return fmt.Sprintf("did you mean --%s? (a long flag takes two dashes)", long)
+		}
 		name = "-" + string(msg[len("unknown shorthand flag: '")])
 	default:
 		return ""
@@ -56,4 +59,25 @@ func unknownFlagHint(cmd *cobra.Command, msg string) string {
 		return fmt.Sprintf("did you mean --%s?", near)
 	}
 	return ""
+}
+
+// singleDashLongFlag returns the long flag a word of shorthands was
+// meant to be (-help: -h, then an unknown -e "in -elp"), "" when it is
+// none: a flag whose name is a boolean flag's shorthand followed by the
+// rest pflag could not read.
+func singleDashLongFlag(cmd *cobra.Command, msg string) string {
+	_, rest, ok := strings.Cut(msg, "' in -")
+	if !ok || rest == "" {
+		return ""
+	}
+	long := ""
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if long != "" || len(f.Name) != len(rest)+1 || f.Name[1:] != rest {
+			return
+		}
+		if first := cmd.Flags().ShorthandLookup(f.Name[:1]); first != nil && first.NoOptDefVal != "" {
+			long = f.Name
+		}
+	})
+	return long
 }
