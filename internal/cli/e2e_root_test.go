@@ -31,6 +31,13 @@ func TestE2ETypoSuggestions(t *testing.T) {
 		{[]string{"-L"}, "kproduce metadata"},
 		{[]string{"metdata"}, `"metdata" is neither a file nor a subcommand; did you mean kproduce metadata?`},
 		{[]string{"-t", "t", "chekc"}, "did you mean kproduce check?"},
+		// Java's single-dash -help: not kcat's consumer flag -e
+		{[]string{"-t", "t", "-help"}, "unknown shorthand flag: 'e' in -elp; did you mean --help? (a long flag takes two dashes)"},
+		{[]string{"perf", "-help"}, "did you mean --help?"},
+		{[]string{"-version"}, "did you mean --version?"},
+		// the subcommand's own flags are unknown to the produce command
+		{[]string{"pref", "--topic", "t", "--num-records", "10", "--record-size", "10"},
+			`unknown flag: --num-records; "pref" is not a subcommand: did you mean kproduce perf?`},
 	}
 	for _, tt := range tests {
 		res := runKproduce(t, strings.NewReader("x\n"), tt.args...)

@@ -7,6 +7,9 @@ package cmdutil
 func Nearest(name string, candidates []string, maxDistance int) string {
 	best, bestD := "", maxDistance+1
 	for _, c := range candidates {
+		if abs(len(c)-len(name)) >= bestD {
+			continue // the distance is at least the difference in length
+		}
 		if d := editDistance(name, c); d < bestD {
 			best, bestD = c, d
 		}
@@ -37,4 +40,12 @@ func editDistance(a, b string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
+}
+
+// abs is the absolute value of n.
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

@@ -138,7 +138,7 @@ func (r *resolver) addProperties(path, text string) error {
 
 // addFileProperty adds one property at the config file level.
 func (r *resolver) addFileProperty(where, name, value string) error {
-	m, err := javaprops.Map(where, name, value)
+	m, err := r.mapProperty(where, name, value)
 	if err != nil {
 		return err
 	}

@@ -69,6 +69,9 @@ type resolver struct {
 	// configOrigin says how it was chosen.
 	configFile, configOrigin string
 	warnings                 warningList
+	// spellingHints caches the known property nearest to each unknown
+	// name ("" for none; see mapProperty).
+	spellingHints map[string]string
 }
 
 // newResolver binds fs to a fresh viper with the environment.
@@ -81,10 +84,11 @@ func newResolver(fs *pflag.FlagSet) (*resolver, error) {
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
 	v.AutomaticEnv()
 	return &resolver{
-		vals:      layeredValues{fs: fs, v: v},
-		file:      newConfigLayer(),
-		props:     newPropertyLayer(),
-		overrides: map[string]string{},
+		vals:          layeredValues{fs: fs, v: v},
+		file:          newConfigLayer(),
+		props:         newPropertyLayer(),
+		overrides:     map[string]string{},
+		spellingHints: map[string]string{},
 	}, nil
 }
 
@@ -138,7 +142,7 @@ func resolve(fs *pflag.FlagSet, stderr io.Writer, build func(optionValues) (*Con
 	if err != nil {
 		return nil, cmdutil.AsUsageError(err)
 	}
-	conn, w, err := build(r.vals)
+	conn, w, err := build(resolvedValues{r.vals, r})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -126,6 +128,39 @@ func TestAllUsageErrorsReportedAtOnce(t *testing.T) {
 	require.Error(t, err)
 	for _, flag := range []string{"--linger", "--compression", "--acks"} {
 		assert.Contains(t, err.Error(), flag)
+	}
+}
+
+// A bad value given other than by its flag is told with where it was
+// given: the property, the environment variable, the config file's line.
+func TestBadValueNamesWhereItWasGiven(t *testing.T) {
+	dir := t.TempDir()
+	props := filepath.Join(dir, "producer.properties")
+	require.NoError(t, os.WriteFile(props, []byte("linger.ms=5\nacks=al\n"), 0o600))
+	yamlFile := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(yamlFile, []byte("topic: t\nlinger: abc\n"), 0o600))
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{name: "flag", args: []string{"-a", "al"}, want: `error: --acks "al": invalid value`},
+		{name: "-X", args: []string{"-X", "acks=al"}, want: `-X acks: --acks "al": invalid value`},
+		{name: "properties file", args: []string{"-F", props}, want: props + `:2 (acks): --acks "al": invalid value`},
+		{name: "YAML file", args: []string{"-F", yamlFile}, want: yamlFile + `:2: --linger "abc": invalid value`},
+		{name: "environment", env: map[string]string{"KPRODUCE_ACKS": "al"}, want: `env KPRODUCE_ACKS: --acks "al": invalid value`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			_, _, err := parseOptions(t, append([]string{"-t", "t"}, tt.args...)...)
+			require.Error(t, err)
+			assert.True(t, cmdutil.IsUsageError(err), "%v", err)
+			assert.Contains(t, "error: "+err.Error(), tt.want)
+		})
 	}
 }
 

@@ -30,6 +30,25 @@ func (r *resolver) origin(key string) string {
 	return "default"
 }
 
+// resolvedValues are the layered values with their origins: what the
+// commands' option readers read, so that an error names where a bad
+// value was given.
+type resolvedValues struct {
+	layeredValues
+	r *resolver
+}
+
+// source is where key's value came from, "" when from its own flag or
+// the default (see sourcedValues).
+func (v resolvedValues) source(key string) string {
+	switch o := v.r.origin(key); o {
+	case "default", "flag --" + key:
+		return ""
+	default:
+		return o
+	}
+}
+
 // Setting is one option's effective value and where it came from.
 type Setting struct {
 	Name   string `json:"name"`

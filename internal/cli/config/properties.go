@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kproduce/kproduce/internal/cli/cmdutil"
 	"github.com/kproduce/kproduce/internal/cli/config/javaprops"
 )
 
@@ -119,7 +120,7 @@ func splitProperty(flag, p string) (propArg, error) {
 // config file's) to be read together.
 func (r *resolver) applyProperties(props []propArg) error {
 	for _, p := range props {
-		m, err := javaprops.Map(p.origin, p.name, p.value)
+		m, err := r.mapProperty(p.origin, p.name, p.value)
 		if err != nil {
 			return err
 		}
@@ -147,6 +148,36 @@ func (r *resolver) applyProperties(props []propArg) error {
 		}
 	}
 	return nil
+}
+
+// maxSpellingHints bounds how many distinct unknown property names are
+// compared with the known ones: a file of a million made-up names is
+// read in linear time, its first names still getting their hint.
+const maxSpellingHints = 64
+
+// mapProperty is javaprops.Map that names the property meant by a
+// misspelt name: an unknown name, or an ssl. or sasl. one no row names
+// (which would otherwise be told to need a security protocol), close to
+// a known one is a warning naming that one, and is ignored as every
+// unknown property is.
+func (r *resolver) mapProperty(where, name, value string) (javaprops.Mapping, error) {
+	m, err := javaprops.Map(where, name, value)
+	if err != nil {
+		return m, err
+	}
+	if _, known := javaprops.Lookup(name); known {
+		return m, nil
+	}
+	near, seen := r.spellingHints[name]
+	if !seen && len(r.spellingHints) < maxSpellingHints {
+		near = cmdutil.Nearest(name, javaprops.Names(), 2)
+		r.spellingHints[name] = near
+	}
+	if near == "" {
+		return m, nil
+	}
+	return javaprops.Mapping{Kind: javaprops.Unknown,
+		Warning: fmt.Sprintf("%s: unknown property %s; ignored (did you mean %s?)", where, name, near)}, nil
 }
 
 // accumulates reports whether the properties that set an option add to

@@ -40,16 +40,37 @@ type optionReader struct {
 // line.
 func (r *optionReader) flagGiven(key string) bool { return r.vals.flagChanged(key) }
 
+// sourcedValues are option values that say where a value given other
+// than by its own flag came from.
+type sourcedValues interface {
+	// source is where the option's value came from ("-X acks",
+	// "env KPRODUCE_ACKS", "producer.properties:3 (acks)"), "" when it
+	// came from its own flag or is the default.
+	source(key string) string
+}
+
 // fail records an error about an option.
 func (r *optionReader) fail(key string, err error) {
-	r.errs = append(r.errs, fmt.Errorf("--%s: %w", key, err))
+	r.errs = append(r.errs, fmt.Errorf("%s--%s: %w", r.sourcePrefix(key), key, err))
 	r.markBad(key)
 }
 
 // failValue records an error about an option's value.
 func (r *optionReader) failValue(key, raw string, err error) {
-	r.errs = append(r.errs, fmt.Errorf("--%s %s: %w", key, escape.QuoteClipped(raw), err))
+	r.errs = append(r.errs, fmt.Errorf("%s--%s %s: %w", r.sourcePrefix(key), key, escape.QuoteClipped(raw), err))
 	r.markBad(key)
+}
+
+// sourcePrefix names where key's value came from when that was not its
+// flag (a property, the environment, a config file line), so that an
+// error about the value points at what the user wrote: "-X acks: ".
+func (r *optionReader) sourcePrefix(key string) string {
+	if sv, ok := r.vals.(sourcedValues); ok {
+		if s := sv.source(key); s != "" {
+			return s + ": "
+		}
+	}
+	return ""
 }
 
 // markBad remembers that key has an error.

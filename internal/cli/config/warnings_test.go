@@ -61,3 +61,45 @@ func TestPropertiesLinearTime(t *testing.T) {
 	})
 	assert.Less(t, allocs/10_000, 3.0, "a few allocations per line, none for the file")
 }
+
+// TestMisspeltPropertyNamesTheKnownOne: a property name close to a known
+// one, an ssl. or sasl. one among them, is a warning naming the known
+// one (not that it needs a security protocol); it is ignored, and a name
+// like none stays a plain unknown property.
+func TestMisspeltPropertyNamesTheKnownOne(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "producer.properties")
+	require.NoError(t, os.WriteFile(path, []byte("lingr.ms=50\n"), 0o600))
+	o, stderr, err := parseOptions(t, "-t", "t", "-F", path, "-X", "compression.typ=zstd",
+		"-X", "sasl.mechansim=PLAIN", "-X", "ssl.truststore.locaton=x", "-X", "foo.bar=1")
+	require.NoError(t, err)
+	assert.Contains(t, stderr, path+":1: unknown property lingr.ms; ignored (did you mean linger.ms?)")
+	assert.Contains(t, stderr, "-X compression.typ: unknown property compression.typ; ignored (did you mean compression.type?)")
+	assert.Contains(t, stderr, "unknown property sasl.mechansim; ignored (did you mean sasl.mechanism?)")
+	assert.Contains(t, stderr, "unknown property ssl.truststore.locaton; ignored (did you mean ssl.truststore.location?)")
+	assert.Contains(t, stderr, "-X foo.bar: unknown property foo.bar; ignored (kproduce -X help lists the known ones)")
+	assert.NotContains(t, stderr, "has no effect without security.protocol")
+	assert.Equal(t, "none", o.Compression.String(), "a misspelt property sets nothing")
+	assert.Equal(t, mustOptions(t, "-t", "t").Linger, o.Linger)
+	assert.Empty(t, o.Security.SASLMechanism)
+}
+
+// TestManyUnknownPropertyNames: in a file of many distinct made-up
+// names, the first ones close to a known property get their hint, and
+// every one, past the names compared with the known ones too, is warned
+// about.
+func TestManyUnknownPropertyNames(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("lingr.ms=1\n")
+	for i := range 100_000 {
+		fmt.Fprintf(&b, "made.up.%d=1\n", i)
+	}
+	b.WriteString("acks.typo=1\n")
+	path := filepath.Join(t.TempDir(), "many.properties")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o600))
+	_, stderr, err := parseOptions(t, "-F", path, "-t", "t")
+	require.NoError(t, err)
+	assert.Contains(t, stderr, "unknown property lingr.ms; ignored (did you mean linger.ms?)")
+	assert.Contains(t, stderr, "unknown property made.up.0; ignored")
+	assert.Contains(t, stderr, "unknown property made.up.99999; ignored")
+	assert.Contains(t, stderr, ":100002: unknown property acks.typo; ignored")
+}

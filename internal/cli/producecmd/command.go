@@ -98,6 +98,16 @@ given as a path: kproduce -t t ./check`,
 // checkSubcommandTypo refuses a FILE that does not exist but is close to
 // a subcommand's name (kproduce metdata), naming the subcommand.
 func checkSubcommandTypo(cmd *cobra.Command, args []string) error {
+	if a, sub := SubcommandTypo(cmd, args); a != "" {
+		return cmdutil.UsageErrorf("%q is neither a file nor a subcommand; did you mean kproduce %s?", a, sub)
+	}
+	return nil
+}
+
+// SubcommandTypo returns the first of args that is not an existing file
+// but is close to the name of one of cmd's subcommands, and that
+// subcommand's name; "" when there is none.
+func SubcommandTypo(cmd *cobra.Command, args []string) (arg, subcommand string) {
 	for _, a := range args {
 		if a == "-" || strings.ContainsAny(a, "/.") {
 			continue
@@ -107,10 +117,10 @@ func checkSubcommandTypo(cmd *cobra.Command, args []string) error {
 			continue
 		}
 		if _, err := os.Stat(a); errors.Is(err, fs.ErrNotExist) {
-			return cmdutil.UsageErrorf("%q is neither a file nor a subcommand; did you mean kproduce %s?", a, s[0])
+			return a, s[0]
 		}
 	}
-	return nil
+	return "", ""
 }
 
 // usageExamples is the Examples section of the help text.

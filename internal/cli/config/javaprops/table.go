@@ -89,6 +89,16 @@ func Lookup(name string) (Setting, bool) {
 	return p, ok
 }
 
+// Names returns every property name of the table, in the order of
+// Table.
+func Names() []string {
+	var names []string
+	for _, p := range Table() {
+		names = append(names, p.Names()...)
+	}
+	return names
+}
+
 // tableIndex maps every name of the table to its row (the first row that
 // names it). It is built once and never changes: a file of a million
 // properties is looked up in linear time.
